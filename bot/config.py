@@ -1,0 +1,91 @@
+"""Configuration from the environment, and a logging filter that keeps the bot token out of the logs."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+class ConfigError(ValueError):
+    """The environment does not describe a runnable bot (e.g. BOT_TOKEN is missing)."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything the bot reads from the environment.
+
+    BOT_TOKEN (required), REDIS_URL (absent: an embedded redis-server in NARDY_DATA_DIR),
+    TELEGRAM_API_URL (root URL of a local Bot API server, e.g. http://127.0.0.1:8081), LOG_LEVEL."""
+
+    token: str = field(repr=False)
+    redis_url: str | None = None
+    api_url: str | None = None
+    log_level: str = "INFO"
+    data_dir: Path = Path("data")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Config:
+        env = os.environ if environ is None else environ
+        token = env.get("BOT_TOKEN", "").strip()
+        if not token:
+            raise ConfigError("BOT_TOKEN is not set: put the token from @BotFather in the environment")
+        level = env.get("LOG_LEVEL", "INFO").strip().upper() or "INFO"
+        if not isinstance(logging.getLevelName(level), int):
+            raise ConfigError(f"LOG_LEVEL={level!r} is not a logging level (DEBUG, INFO, WARNING, ERROR)")
+        return cls(
+            token=token,
+            redis_url=env.get("REDIS_URL", "").strip() or None,
+            api_url=env.get("TELEGRAM_API_URL", "").strip() or None,
+            log_level=level,
+            data_dir=Path(env.get("NARDY_DATA_DIR", "").strip() or "data"),
+        )
+
+    @property
+    def base_url(self) -> str:
+        """The Bot API base URL the token is appended to."""
+        return api_base_url(self.api_url)
+
+    @property
+    def base_file_url(self) -> str:
+        root = (self.api_url or "https://api.telegram.org").rstrip("/")
+        root = root[: -len("/bot")] if root.endswith("/bot") else root
+        return f"{root}/file/bot"
+
+
+def api_base_url(api_url: str | None) -> str:
+    """`http://host:port` or `http://host:port/bot` -> `http://host:port/bot` (the default is Telegram's)."""
+    root = (api_url or "https://api.telegram.org").rstrip("/")
+    return root if root.endswith("/bot") else f"{root}/bot"
+
+
+class TokenFilter(logging.Filter):
+    """Replaces the bot token in every log record with `<BOT_TOKEN>` (httpx logs request URLs)."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__()
+        self._token = token
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not self._token:
+            return True
+        message = record.getMessage()
+        if self._token in message:
+            record.msg = message.replace(self._token, "<BOT_TOKEN>")
+            record.args = None
+        if record.exc_info and record.exc_text is None and record.exc_info[1] is not None:
+            text = logging.Formatter().formatException(record.exc_info)
+            if self._token in text:
+                record.exc_text = text.replace(self._token, "<BOT_TOKEN>")
+        return True
+
+
+def setup_logging(config: Config) -> None:
+    """Root logging at config.log_level to stderr, with the token masked on every handler."""
+    logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s", level=config.log_level)
+    token_filter = TokenFilter(config.token)
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(token_filter)
+    logging.getLogger("httpx").setLevel(logging.WARNING)

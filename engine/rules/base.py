@@ -1,0 +1,373 @@
+"""The interface both games share, and the shared turn mechanics (RULES.md §2-§3).
+
+A full turn is generated one die per recursion level, every prefix recorded; then only the plays
+using the most dice are kept (and, when just one die of a non-double can be used, the larger if
+possible). Plays are deduplicated by the position they lead to. Each game supplies its single-move
+law (`_single_moves`), how a move changes the board (`_apply`), and its geometry and scoring.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from engine.dice import Dice
+from engine.errors import IllegalPlayError, InvalidPositionError
+from engine.moves import Move, Play, parse_hops
+from engine.options import Options
+from engine.position import Board, Position, check_shape
+from engine.scoring import WinKind
+from engine.sides import Side
+
+# A raw single move inside the generator: (src, dst, die, hit).
+RawMove = tuple[int, int, int, bool]
+Counts = list[int]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStep:
+    """The move picker's view of a turn in progress."""
+
+    moves_made: tuple[Move, ...]
+    position: Position
+    dice_left: tuple[int, ...]
+    next_moves: tuple[Move, ...]
+    can_finish: bool
+    play: Play | None
+
+    def find(self, src: int, die: int) -> Move | None:
+        """The next legal move of the checker on `src` with `die`, if there is one."""
+        for move in self.next_moves:
+            if move.src == src and move.die == die:
+                return move
+        return None
+
+
+@dataclass
+class _Search:
+    """The result of enumerating a turn: every reachable node, keyed by (x, o, dice left)."""
+
+    nodes: dict[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]], tuple[RawMove, ...]]
+    head_limit: int
+
+
+class Rules(ABC):
+    """One game's rules. Instances are immutable and cheap; find them with `find_rules(name)`."""
+
+    name: ClassVar[str]
+    has_bar: ClassVar[bool]
+    default_opening_dice_are_first_roll: ClassVar[bool]
+    default_next_game_starter: ClassVar[str]
+
+    def __init__(self, options: Options | None = None) -> None:
+        self.options = options or Options()
+
+    def __repr__(self) -> str:
+        return f"find_rules({self.name!r}, {self.options!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Rules) and other.name == self.name and other.options == self.options
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.options))
+
+    # ----- options resolved for this game ---------------------------------------------------------
+    @property
+    def opening_dice_are_first_roll(self) -> bool:
+        value = self.options.opening_dice_are_first_roll
+        return self.default_opening_dice_are_first_roll if value is None else value
+
+    @property
+    def next_game_starter(self) -> str:
+        return self.options.next_game_starter or self.default_next_game_starter
+
+    # ----- per-game hooks -------------------------------------------------------------------------
+    @abstractmethod
+    def start_position(self) -> Position:
+        """Both sides on their starting points, before anyone's first turn."""
+
+    @abstractmethod
+    def mirror(self, point: int) -> int:
+        """The other side's number for this side's point 1..24."""
+
+    @abstractmethod
+    def _single_moves(self, x: Counts, o: Counts, die: int, head_left: int) -> Iterable[RawMove]:
+        """Every legal single move with `die` for X (RULES §5.3 / §6.3), `head_left` moves from the head left."""
+
+    @abstractmethod
+    def _apply(self, x: Counts, o: Counts, move: RawMove) -> None:
+        """Change the counts in place."""
+
+    @abstractmethod
+    def score_loser(self, loser: tuple[int, ...]) -> WinKind:
+        """What a win is worth against a loser with these counts (in the loser's own numbering)."""
+
+    @abstractmethod
+    def position_id(self, position: Position) -> str:
+        """The compact text id of a position (round-trips with position_from_id)."""
+
+    @abstractmethod
+    def position_from_id(self, text: str) -> Position:
+        """Decode a position id."""
+
+    def _head_limit(self, position: Position, dice: Dice) -> int:
+        """How many single moves may leave the head this turn (long nardy); unlimited elsewhere."""
+        return 15
+
+    def _turn_flags(self, position: Position, dice: Dice) -> tuple[bool, bool, tuple[int, int] | None]:
+        """(x_first_turn, o_first_turn, opening_roll) of the positions a turn leads to."""
+        return (False, False, None)
+
+    def _final_position_ok(self, x: tuple[int, ...], o: tuple[int, ...]) -> bool:
+        """RULES §2.3 step 1 (long nardy, BLOCK_TIMING=end_of_turn); always true elsewhere."""
+        return True
+
+    def validate(self, position: Position) -> None:
+        """Raise InvalidPositionError if the position is impossible in this game."""
+        check_shape(position)
+        x, o = position.x, position.o
+        if x[0] == 15 and o[0] == 15:
+            raise InvalidPositionError(f"both sides have borne off every checker: {self.describe(position)}")
+        for p in range(1, 25):
+            if x[p] and o[self.mirror(p)]:
+                raise InvalidPositionError(
+                    f"X-point {p} holds checkers of both colours: {self.describe(position)}"
+                )
+
+    # ----- shared mechanics -----------------------------------------------------------------------
+    def describe(self, position: Position) -> str:
+        try:
+            return f"position {self.position_id(position)} ({position.describe()})"
+        except Exception:  # an impossible position may have no id
+            return f"position ({position.describe()})"
+
+    def _search(self, position: Position, dice: Dice, head_limit: int) -> _Search:
+        nodes: dict[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]], tuple[RawMove, ...]] = {}
+        single_moves = self._single_moves
+        apply = self._apply
+        head_start = position.x[24]
+
+        def explore(x: Counts, o: Counts, left: tuple[int, ...], path: tuple[RawMove, ...]) -> None:
+            key = (tuple(x), tuple(o), left)
+            if key in nodes:
+                return
+            nodes[key] = path
+            if x[0] == 15 or not left:
+                return
+            tried = 0
+            for i, die in enumerate(left):
+                if die == tried:
+                    continue
+                tried = die
+                rest = left[:i] + left[i + 1 :]
+                head_left = head_limit - (head_start - x[24])
+                for move in single_moves(x, o, die, head_left):
+                    x2 = x[:]
+                    o2 = o[:]
+                    apply(x2, o2, move)
+                    explore(x2, o2, rest, path + (move,))
+
+        explore(list(position.x), list(position.o), dice.values, ())
+        return _Search(nodes, head_limit)
+
+    def _kept(self, search: _Search, dice: Dice) -> tuple[int, dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[RawMove, ...]]]:
+        """RULES §2.3 steps 1-4: the length M and the kept outcomes (final x, o) -> one path to them."""
+        candidates = [
+            (key, path) for key, path in search.nodes.items() if self._final_position_ok(key[0], key[1])
+        ]
+        longest = max(len(path) for _, path in candidates)
+        kept = [(key, path) for key, path in candidates if len(path) == longest]
+        if longest == 1 and not dice.is_double:
+            larger = [(key, path) for key, path in kept if path[0][2] == dice.high]
+            if larger:
+                kept = larger
+        outcomes: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[RawMove, ...]] = {}
+        for (x, o, _), path in kept:
+            outcomes.setdefault((x, o), path)
+        if self.options.full_pip_rule and self.name == "short":
+            best = min(sum(p * n for p, n in enumerate(x)) for x, _ in outcomes)
+            outcomes = {k: v for k, v in outcomes.items() if sum(p * n for p, n in enumerate(k[0])) == best}
+        return longest, outcomes
+
+    def _plays_and_length(self, position: Position, dice: Dice) -> tuple[int, list[Play]]:
+        self.validate(position)
+        head_limit = self._head_limit(position, dice)
+        search = self._search(position, dice, head_limit)
+        longest, outcomes = self._kept(search, dice)
+        flags = self._turn_flags(position, dice)
+        plays = [
+            Play(tuple(Move(*m) for m in path), Position(x, o, *flags)) for (x, o), path in outcomes.items()
+        ]
+        return longest, plays
+
+    def legal_plays(self, position: Position, dice: Dice | tuple[int, int]) -> list[Play]:
+        """Every distinct legal outcome of the turn (RULES §2.3-§2.4). A pass is one empty play."""
+        return self._plays_and_length(position, Dice.of(dice))[1]
+
+    def max_dice_used(self, position: Position, dice: Dice | tuple[int, int]) -> int:
+        """M of RULES §2.3: how many dice the legal plays use."""
+        return self._plays_and_length(position, Dice.of(dice))[0]
+
+    def turn_step(
+        self, position: Position, dice: Dice | tuple[int, int], moves: Sequence[Move | tuple[int, int]] = ()
+    ) -> TurnStep:
+        """The legal next single moves after `moves` (each a Move or (src, die)) within a turn."""
+        dice = Dice.of(dice)
+        self.validate(position)
+        head_limit = self._head_limit(position, dice)
+        search = self._search(position, dice, head_limit)
+        longest, outcomes = self._kept(search, dice)
+        targets = set(outcomes)
+        larger_only = longest == 1 and not dice.is_double and any(p[0][2] == dice.high for p in outcomes.values())
+        reach_cache: dict[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]], bool] = {}
+
+        def completes(x: Counts, o: Counts, left: tuple[int, ...], depth: int) -> bool:
+            key = (tuple(x), tuple(o), left)
+            if key in reach_cache:
+                return reach_cache[key]
+            result = False
+            if depth == longest:
+                result = (key[0], key[1]) in targets
+            elif x[0] < 15:
+                for move in self._candidates(x, o, left, head_limit, position.x[24]):
+                    x2, o2 = x[:], o[:]
+                    self._apply(x2, o2, move)
+                    rest = _without(left, move[2])
+                    if completes(x2, o2, rest, depth + 1):
+                        result = True
+                        break
+            reach_cache[key] = result
+            return result
+
+        x, o = list(position.x), list(position.o)
+        left = dice.values
+        made: list[Move] = []
+        for item in moves:
+            src, die = (item.src, item.die) if isinstance(item, Move) else item
+            options = self._next_moves(x, o, left, len(made), completes, larger_only, dice, head_limit, position)
+            chosen = next((m for m in options if m[0] == src and m[2] == die), None)
+            if chosen is None:
+                raise IllegalPlayError(
+                    f"move from {src} with die {die} is not legal after "
+                    f"{' '.join(map(str, made)) or 'no moves'} with {dice} in {self.describe(position)}"
+                )
+            self._apply(x, o, chosen)
+            left = _without(left, die)
+            made.append(Move(*chosen))
+        nxt = self._next_moves(x, o, left, len(made), completes, larger_only, dice, head_limit, position)
+        done = len(made) == longest and (tuple(x), tuple(o)) in targets
+        flags = self._turn_flags(position, dice)
+        partial = Position(tuple(x), tuple(o), position.x_first_turn, position.o_first_turn, position.opening_roll)
+        play = Play(tuple(made), Position(tuple(x), tuple(o), *flags)) if done else None
+        return TurnStep(tuple(made), partial, left, tuple(Move(*m) for m in nxt), done, play)
+
+    def _candidates(
+        self, x: Counts, o: Counts, left: tuple[int, ...], head_limit: int, head_start: int
+    ) -> list[RawMove]:
+        out: list[RawMove] = []
+        for die in sorted(set(left), reverse=True):
+            out.extend(self._single_moves(x, o, die, head_limit - (head_start - x[24])))
+        return out
+
+    def _next_moves(self, x, o, left, depth, completes, larger_only, dice, head_limit, position):  # type: ignore[no-untyped-def]
+        result: list[RawMove] = []
+        if depth >= 4 or x[0] == 15:
+            return result
+        for move in self._candidates(x, o, left, head_limit, position.x[24]):
+            if larger_only and move[2] != dice.high:
+                continue
+            x2, o2 = x[:], o[:]
+            self._apply(x2, o2, move)
+            if completes(x2, o2, _without(left, move[2]), depth + 1):
+                result.append(move)
+        return result
+
+    def parse_play(self, position: Position, dice: Dice | tuple[int, int], text: str) -> Play:
+        """The legal play written as `text` (`24/18 13/11*`, `bar/22`, `6/off`, `24/13`, `6/2(2)`)."""
+        dice = Dice.of(dice)
+        hops = parse_hops(text)
+        plays = self.legal_plays(position, dice)
+        by_position = {p.position: p for p in plays}
+        flags = self._turn_flags(position, dice)
+        head_limit = self._head_limit(position, dice)
+        found: list[Position] = []
+
+        def walk(x: Counts, o: Counts, left: tuple[int, ...], i: int, at: int | None) -> None:
+            if i == len(hops):
+                pos = Position(tuple(x), tuple(o), *flags)
+                if pos in by_position:
+                    found.append(pos)
+                return
+            src, dst = hops[i]
+            start = src if at is None else at
+            for move in self._candidates(x, o, left, head_limit, position.x[24]):
+                if move[0] != start:
+                    continue
+                if move[1] < dst:
+                    continue  # overshoots the hop's target
+                x2, o2 = x[:], o[:]
+                self._apply(x2, o2, move)
+                if move[1] == dst:
+                    walk(x2, o2, _without(left, move[2]), i + 1, None)
+                else:  # a combined move written as one hop, e.g. 24/13: go on with the same checker
+                    walk(x2, o2, _without(left, move[2]), i, move[1])
+
+        walk(list(position.x), list(position.o), dice.values, 0, None)
+        if not found:
+            raise IllegalPlayError(f"play {text!r} is not legal with {dice} in {self.describe(position)}")
+        play = by_position[found[0]]
+        return play
+
+    # ----- what the renderer and the computer opponent need ---------------------------------------
+    def pip_counts(self, position: Position) -> tuple[int, int]:
+        return position.pips()
+
+    def on_bar(self, position: Position) -> tuple[int, int]:
+        return position.x[25], position.o[25]
+
+    def is_race(self, position: Position) -> bool:
+        """True when no checker of either side can ever meet one of the other side again."""
+        x, o = position.x, position.o
+        if x[25] or o[25]:
+            return False
+        x_back = max((p for p in range(1, 25) if x[p]), default=0)
+        o_back_in_x = min((self.mirror(q) for q in range(1, 25) if o[q]), default=25)
+        return self._race_from(x_back, o_back_in_x, position)
+
+    def _race_from(self, x_back: int, o_back_in_x: int, position: Position) -> bool:
+        return x_back < o_back_in_x
+
+    def absolute(self, position: Position, turn: Side) -> Board:
+        """The position in absolute coordinates (White's numbering) when `turn` is the side to move."""
+        white, black = (position.x, position.o) if turn is Side.WHITE else (position.o, position.x)
+        points = [0] * 24
+        for p in range(1, 25):
+            points[p - 1] += white[p]
+            if black[p]:
+                points[self.mirror(p) - 1] -= black[p]
+        return Board(tuple(points), (white[25], black[25]), (white[0], black[0]))
+
+    def diagram(self, position: Position) -> str:
+        """An ASCII board from X's side: points 13..24 on top, 12..1 below; x = X, o = O."""
+
+        def cell(p: int) -> str:
+            if position.x[p]:
+                return f"x{position.x[p]}"
+            n = position.o[self.mirror(p)]
+            return f"o{n}" if n else "."
+
+        lines = [
+            " ".join(f"{p:>3}" for p in range(13, 25)),
+            " ".join(f"{cell(p):>3}" for p in range(13, 25)),
+            " ".join(f"{cell(p):>3}" for p in range(12, 0, -1)),
+            " ".join(f"{p:>3}" for p in range(12, 0, -1)),
+            f"X bar {position.x[25]} off {position.x[0]} | O bar {position.o[25]} off {position.o[0]}",
+        ]
+        return "\n".join(lines)
+
+
+def _without(left: tuple[int, ...], die: int) -> tuple[int, ...]:
+    i = left.index(die)
+    return left[:i] + left[i + 1 :]

@@ -1,0 +1,512 @@
+"""The fake Bot API: a ThreadingHTTPServer on 127.0.0.1 that keeps chats, messages, photos and updates.
+
+It speaks the subset of https://core.telegram.org/bots/api the bot uses, with JSON bodies, form bodies
+and multipart uploads (sendPhoto, editMessageMedia). Faults can be injected per method and chat:
+429 flood control, 403 blocked by the user, 400 "message is not modified" and the rest.
+"""
+
+from __future__ import annotations
+
+import email.parser
+import email.policy
+import itertools
+import json
+import threading
+import time
+import urllib.parse
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+BOT_TOKEN = "123456:TEST-token-for-the-fake-api"
+BOT_ID = 123456
+BOT_USERNAME = "nardy_test_bot"
+
+
+class ApiError(Exception):
+    """An error answer of the Bot API: HTTP status, description and optional retry_after."""
+
+    def __init__(self, code: int, description: str, retry_after: int | None = None) -> None:
+        super().__init__(description)
+        self.code = code
+        self.description = description
+        self.retry_after = retry_after
+
+
+@dataclass
+class Fault:
+    """An injected failure: the next `times` calls of `method` (to `chat_id`, if given) fail."""
+
+    method: str
+    code: int
+    description: str
+    times: int = 1
+    chat_id: int | None = None
+    retry_after: int | None = None
+
+
+@dataclass
+class StoredMessage:
+    """A message as the fake keeps it (text or photo, caption, keyboard)."""
+
+    chat_id: int
+    message_id: int
+    from_bot: bool
+    text: str | None = None
+    caption: str | None = None
+    photo: bytes | None = None
+    photo_id: str | None = None
+    reply_markup: dict[str, Any] | None = None
+    deleted: bool = False
+    edits: int = 0
+    sender_id: int | None = None
+
+    @property
+    def buttons(self) -> list[dict[str, Any]]:
+        """Every inline button of the keyboard, row by row."""
+        if not self.reply_markup:
+            return []
+        return [b for row in self.reply_markup.get("inline_keyboard", []) for b in row]
+
+    @property
+    def button_texts(self) -> list[str]:
+        return [b["text"] for b in self.buttons]
+
+    @property
+    def body(self) -> str:
+        """The text or the caption, whichever the message has."""
+        return self.text if self.text is not None else (self.caption or "")
+
+
+@dataclass
+class Chat:
+    id: int
+    type: str
+    title: str | None = None
+    blocked: bool = False  # a private chat whose user blocked the bot
+
+
+@dataclass
+class CallbackAnswer:
+    query_id: str
+    text: str | None
+    show_alert: bool
+
+
+@dataclass
+class _State:
+    chats: dict[int, Chat] = field(default_factory=dict)
+    messages: dict[tuple[int, int], StoredMessage] = field(default_factory=dict)
+    updates: list[dict[str, Any]] = field(default_factory=list)
+    answers: dict[str, CallbackAnswer] = field(default_factory=dict)
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    commands: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    faults: list[Fault] = field(default_factory=list)
+
+
+def _parse_multipart(content_type: str, body: bytes) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """Form fields (str) and uploaded files (bytes) of a multipart/form-data body."""
+    head = f"Content-Type: {content_type}\r\nMIME-Version: 1.0\r\n\r\n".encode()
+    msg = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + body)
+    fields: dict[str, Any] = {}
+    files: dict[str, bytes] = {}
+    for part in msg.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        payload = part.get_payload(decode=True) or b""
+        if part.get_filename() is not None:
+            files[str(name)] = payload
+        else:
+            fields[str(name)] = payload.decode()
+    return fields, files
+
+
+def _decode_field(value: Any) -> Any:
+    """Form values that carry JSON (reply_markup, media, numbers) decoded; plain text kept."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+class FakeTelegram:
+    """The fake Bot API server. Start with `start()`, point the bot at `api_url`, stop with `stop()`."""
+
+    def __init__(self, token: str = BOT_TOKEN) -> None:
+        self.token = token
+        self._lock = threading.Condition()
+        self._state = _State()
+        self._update_ids = itertools.count(1)
+        self._message_ids = itertools.count(1000)
+        self._file_ids = itertools.count(1)
+        self._query_ids = itertools.count(1)
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> None:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - stdlib name
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                status, answer = fake._dispatch(self.path, self.headers.get("Content-Type", ""), body)
+                data = json.dumps(answer).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST  # noqa: N815
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-telegram", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        if self._server is not None:
+            with self._lock:
+                self._lock.notify_all()
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    @property
+    def api_url(self) -> str:
+        """The root URL, as TELEGRAM_API_URL takes it (the bot appends /bot<token>)."""
+        assert self._server is not None, "the fake Telegram server is not started"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    # ------------------------------------------------------------------ HTTP dispatch
+
+    def _dispatch(self, path: str, content_type: str, body: bytes) -> tuple[int, dict[str, Any]]:
+        prefix = f"/bot{self.token}/"
+        if not path.startswith(prefix):
+            return 404, {"ok": False, "error_code": 404, "description": "Not Found"}
+        method = path[len(prefix):].split("?")[0]
+        params: dict[str, Any]
+        files: dict[str, bytes] = {}
+        if content_type.startswith("multipart/form-data"):
+            fields, files = _parse_multipart(content_type, body)
+            params = {k: _decode_field(v) for k, v in fields.items()}
+        elif content_type.startswith("application/json"):
+            params = json.loads(body or b"{}")
+        else:
+            params = {k: _decode_field(v) for k, v in urllib.parse.parse_qsl(body.decode())}
+        handler = getattr(self, "_api_" + method, None)
+        if handler is None:
+            return 404, {"ok": False, "error_code": 404, "description": f"Not Found: method {method}"}
+        try:
+            if method != "getUpdates":
+                with self._lock:
+                    self._state.calls.append((method, params))
+                    self._check_faults(method, params)
+            result = handler(params, files)
+        except ApiError as err:
+            answer: dict[str, Any] = {"ok": False, "error_code": err.code, "description": err.description}
+            if err.retry_after is not None:
+                answer["parameters"] = {"retry_after": err.retry_after}
+            return err.code, answer
+        finally:
+            with self._lock:
+                self._lock.notify_all()
+        return 200, {"ok": True, "result": result}
+
+    def _check_faults(self, method: str, params: dict[str, Any]) -> None:
+        chat_id = params.get("chat_id")
+        for fault in self._state.faults:
+            if fault.method == method and fault.times > 0 and fault.chat_id in (None, chat_id):
+                fault.times -= 1
+                raise ApiError(fault.code, fault.description, fault.retry_after)
+        if chat_id is not None and method != "answerCallbackQuery":
+            chat = self._state.chats.get(int(chat_id))
+            if chat is not None and chat.blocked:
+                raise ApiError(403, "Forbidden: bot was blocked by the user")
+
+    # ------------------------------------------------------------------ Bot API methods
+
+    def _api_getMe(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:  # noqa: N802
+        return {"id": BOT_ID, "is_bot": True, "first_name": "Nardy", "username": BOT_USERNAME,
+                "can_join_groups": True, "can_read_all_group_messages": False,
+                "supports_inline_queries": False}
+
+    def _api_deleteWebhook(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:  # noqa: N802
+        return True
+
+    def _api_setMyCommands(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:  # noqa: N802
+        lang = params.get("language_code") or ""
+        with self._lock:
+            self._state.commands[lang] = list(params["commands"])
+        return True
+
+    def _api_getUpdates(self, params: dict[str, Any], files: dict[str, bytes]) -> list[dict[str, Any]]:  # noqa: N802
+        offset = int(params.get("offset") or 0)
+        timeout = float(params.get("timeout") or 0)
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while True:
+                self._state.updates = [u for u in self._state.updates if u["update_id"] >= offset]
+                if self._state.updates or time.monotonic() >= deadline or self._server is None:
+                    return list(self._state.updates[:100])
+                self._lock.wait(max(0.0, deadline - time.monotonic()))
+
+    def _store_bot_message(self, chat_id: int, **kw: Any) -> StoredMessage:
+        chat = self._state.chats.get(chat_id)
+        if chat is None:
+            raise ApiError(400, "Bad Request: chat not found")
+        msg = StoredMessage(chat_id=chat_id, message_id=next(self._message_ids), from_bot=True, **kw)
+        self._state.messages[(chat_id, msg.message_id)] = msg
+        return msg
+
+    def _api_sendMessage(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:  # noqa: N802
+        text = str(params["text"])
+        if not text.strip() or len(text) > 4096:
+            raise ApiError(400, "Bad Request: message text is empty or too long")
+        with self._lock:
+            msg = self._store_bot_message(int(params["chat_id"]), text=text,
+                                          reply_markup=params.get("reply_markup") or None)
+            return self._message_json(msg)
+
+    def _photo_bytes(self, ref: Any, files: dict[str, bytes]) -> tuple[bytes, str]:
+        if isinstance(ref, str) and ref.startswith("attach://"):
+            name = ref[len("attach://"):]
+            if name not in files:
+                raise ApiError(400, f"Bad Request: file {name} not uploaded")
+            data = files[name]
+        elif isinstance(ref, str) and ref in files:
+            data = files[ref]
+        else:
+            raise ApiError(400, "Bad Request: wrong photo: the fake accepts uploads only")
+        if not (data.startswith(b"\x89PNG") or data.startswith(b"\xff\xd8")):
+            raise ApiError(400, "Bad Request: IMAGE_PROCESS_FAILED")
+        return data, f"photo-{next(self._file_ids)}"
+
+    def _api_sendPhoto(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:  # noqa: N802
+        photo = params.get("photo")
+        if photo is None and "photo" in files:
+            photo = "photo"
+        data, photo_id = self._photo_bytes(photo, files)
+        caption = params.get("caption")
+        if caption is not None and len(str(caption)) > 1024:
+            raise ApiError(400, "Bad Request: message caption is too long")
+        with self._lock:
+            msg = self._store_bot_message(int(params["chat_id"]), photo=data, photo_id=photo_id,
+                                          caption=None if caption is None else str(caption),
+                                          reply_markup=params.get("reply_markup") or None)
+            return self._message_json(msg)
+
+    def _editable(self, params: dict[str, Any]) -> StoredMessage:
+        key = (int(params["chat_id"]), int(params["message_id"]))
+        msg = self._state.messages.get(key)
+        if msg is None or msg.deleted:
+            raise ApiError(400, "Bad Request: message to edit not found")
+        if not msg.from_bot:
+            raise ApiError(400, "Bad Request: message can't be edited")
+        return msg
+
+    def _api_editMessageText(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:  # noqa: N802
+        with self._lock:
+            msg = self._editable(params)
+            if msg.text is None:
+                raise ApiError(400, "Bad Request: there is no text in the message to edit")
+            text, markup = str(params["text"]), params.get("reply_markup") or None
+            if text == msg.text and markup == msg.reply_markup:
+                raise ApiError(400, "Bad Request: message is not modified: specified new message content "
+                                    "and reply markup are exactly the same")
+            msg.text, msg.reply_markup = text, markup
+            msg.edits += 1
+            return self._message_json(msg)
+
+    def _api_editMessageCaption(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:  # noqa: N802
+        with self._lock:
+            msg = self._editable(params)
+            caption, markup = params.get("caption"), params.get("reply_markup") or None
+            if caption is not None and len(str(caption)) > 1024:
+                raise ApiError(400, "Bad Request: message caption is too long")
+            if caption == msg.caption and markup == msg.reply_markup:
+                raise ApiError(400, "Bad Request: message is not modified: specified new message content "
+                                    "and reply markup are exactly the same")
+            msg.caption, msg.reply_markup = caption, markup
+            msg.edits += 1
+            return self._message_json(msg)
+
+    def _api_editMessageReplyMarkup(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:  # noqa: N802
+        with self._lock:
+            msg = self._editable(params)
+            markup = params.get("reply_markup") or None
+            if markup == msg.reply_markup:
+                raise ApiError(400, "Bad Request: message is not modified: specified new message content "
+                                    "and reply markup are exactly the same")
+            msg.reply_markup = markup
+            msg.edits += 1
+            return self._message_json(msg)
+
+    def _api_editMessageMedia(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:  # noqa: N802
+        media = params["media"]
+        if not isinstance(media, dict) or media.get("type") != "photo":
+            raise ApiError(400, "Bad Request: the fake edits photos only")
+        data, photo_id = self._photo_bytes(media.get("media"), files)
+        caption = media.get("caption")
+        if caption is not None and len(str(caption)) > 1024:
+            raise ApiError(400, "Bad Request: message caption is too long")
+        with self._lock:
+            msg = self._editable(params)
+            if msg.photo is None:
+                raise ApiError(400, "Bad Request: there is no media in the message to edit")
+            msg.photo, msg.photo_id = data, photo_id
+            msg.caption = None if caption is None else str(caption)
+            msg.reply_markup = params.get("reply_markup") or None
+            msg.edits += 1
+            return self._message_json(msg)
+
+    def _api_deleteMessage(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:  # noqa: N802
+        with self._lock:
+            msg = self._editable(params)
+            msg.deleted = True
+            return True
+
+    def _api_answerCallbackQuery(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:  # noqa: N802
+        qid = str(params["callback_query_id"])
+        with self._lock:
+            if qid in self._state.answers:
+                raise ApiError(400, "Bad Request: query is too old and response timeout expired or query ID "
+                                    "is invalid")
+            self._state.answers[qid] = CallbackAnswer(qid, params.get("text"), bool(params.get("show_alert")))
+            return True
+
+    # ------------------------------------------------------------------ JSON shapes
+
+    def _chat_json(self, chat: Chat) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": chat.id, "type": chat.type}
+        if chat.title:
+            out["title"] = chat.title
+        return out
+
+    def _message_json(self, msg: StoredMessage) -> dict[str, Any]:
+        chat = self._state.chats[msg.chat_id]
+        out: dict[str, Any] = {"message_id": msg.message_id, "date": int(time.time()), "chat": self._chat_json(chat)}
+        if msg.from_bot:
+            out["from"] = {"id": BOT_ID, "is_bot": True, "first_name": "Nardy", "username": BOT_USERNAME}
+        if msg.text is not None:
+            out["text"] = msg.text
+        if msg.photo is not None:
+            out["photo"] = [{"file_id": msg.photo_id, "file_unique_id": msg.photo_id, "width": 800, "height": 600}]
+        if msg.caption is not None:
+            out["caption"] = msg.caption
+        if msg.reply_markup:
+            out["reply_markup"] = msg.reply_markup
+        return out
+
+    # ------------------------------------------------------------------ the users' side
+
+    def add_chat(self, chat_id: int, chat_type: str, title: str | None = None) -> None:
+        with self._lock:
+            self._state.chats.setdefault(chat_id, Chat(chat_id, chat_type, title))
+
+    def set_blocked(self, chat_id: int, blocked: bool = True) -> None:
+        """Make a private chat answer 403 "bot was blocked by the user" (or stop doing so)."""
+        with self._lock:
+            self._state.chats[chat_id].blocked = blocked
+
+    def inject(self, fault: Fault) -> None:
+        with self._lock:
+            self._state.faults.append(fault)
+
+    def faults_left(self) -> int:
+        with self._lock:
+            return sum(f.times for f in self._state.faults)
+
+    def push_update(self, kind: str, payload: dict[str, Any]) -> int:
+        with self._lock:
+            update_id = next(self._update_ids)
+            self._state.updates.append({"update_id": update_id, kind: payload})
+            self._lock.notify_all()
+            return update_id
+
+    def user_message(self, chat_id: int, user: dict[str, Any], text: str) -> StoredMessage:
+        """A user writes `text` in a chat; a leading /command gets its bot_command entity."""
+        with self._lock:
+            chat = self._state.chats[chat_id]
+            msg = StoredMessage(chat_id=chat_id, message_id=next(self._message_ids), from_bot=False,
+                                text=text, sender_id=user["id"])
+            self._state.messages[(chat_id, msg.message_id)] = msg
+            payload: dict[str, Any] = {"message_id": msg.message_id, "date": int(time.time()), "from": user,
+                                       "chat": self._chat_json(chat), "text": text}
+            if text.startswith("/"):
+                payload["entities"] = [{"type": "bot_command", "offset": 0,
+                                        "length": len(text.split()[0])}]
+        self.push_update("message", payload)
+        return msg
+
+    def press(self, user: dict[str, Any], msg: StoredMessage, data: str) -> str:
+        """A user presses a button with callback `data` under `msg`; returns the callback query id."""
+        with self._lock:
+            qid = f"q{next(self._query_ids)}"
+            payload = {"id": qid, "from": user, "chat_instance": str(msg.chat_id), "data": data,
+                       "message": self._message_json(msg)}
+        self.push_update("callback_query", payload)
+        return qid
+
+    def delete_message(self, msg: StoredMessage) -> None:
+        """A user (or an admin) deletes a message."""
+        with self._lock:
+            self._state.messages[(msg.chat_id, msg.message_id)].deleted = True
+
+    # ------------------------------------------------------------------ inspection and waiting
+
+    def wait_for(self, predicate: Callable[[], Any], timeout: float = 10.0, what: str = "a condition") -> Any:
+        """Block until predicate() (evaluated under the lock) is truthy; return its value."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while True:
+                value = predicate()
+                if value:
+                    return value
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"timed out after {timeout}s waiting for {what}")
+                self._lock.wait(left)
+
+    def answer(self, query_id: str) -> CallbackAnswer | None:
+        with self._lock:
+            return self._state.answers.get(query_id)
+
+    def wait_answer(self, query_id: str, timeout: float = 10.0) -> CallbackAnswer:
+        """Wait until the bot answers callback query `query_id`."""
+        return self.wait_for(lambda: self._state.answers.get(query_id), timeout, f"answer to {query_id}")
+
+    def messages(self, chat_id: int, include_deleted: bool = False) -> list[StoredMessage]:
+        with self._lock:
+            return [m for (c, _), m in sorted(self._state.messages.items())
+                    if c == chat_id and (include_deleted or not m.deleted)]
+
+    def bot_messages(self, chat_id: int) -> list[StoredMessage]:
+        return [m for m in self.messages(chat_id) if m.from_bot]
+
+    def message(self, chat_id: int, message_id: int) -> StoredMessage:
+        with self._lock:
+            return self._state.messages[(chat_id, message_id)]
+
+    def calls(self, method: str | None = None) -> list[tuple[str, dict[str, Any]]]:
+        with self._lock:
+            return [c for c in self._state.calls if method is None or c[0] == method]
+
+    def commands(self) -> dict[str, list[dict[str, Any]]]:
+        with self._lock:
+            return dict(self._state.commands)
+
+    def pending_updates(self) -> int:
+        with self._lock:
+            return len(self._state.updates)
