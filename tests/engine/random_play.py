@@ -1,0 +1,61 @@
+"""Seeded random play and random valid positions, shared by the engine's cross-check and property tests.
+
+Everything here takes its randomness from an explicit `random.Random`: the same seed gives the same
+positions on every machine and every run.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+from engine import Dice, Position, Rules, Side, to_absolute
+
+CHECKERS = 15
+
+
+def random_dice(rng: random.Random) -> Dice:
+    return Dice(rng.randint(1, 6), rng.randint(1, 6))
+
+
+def random_play_positions(rules: Rules, rng: random.Random, turns: int) -> Iterator[tuple[Position, Dice]]:
+    """`turns` (position, dice) pairs met while both sides play random legal plays from the start.
+
+    A finished game starts over from the start position, so every yielded position is still in play."""
+    position = rules.start_position()
+    for _ in range(turns):
+        dice = random_dice(rng)
+        yield position, dice
+        after = rng.choice(rules.legal_plays(position, dice)).position
+        position = rules.start_position() if after.x[0] == CHECKERS else after.swapped()
+
+
+def random_short_position(rng: random.Random) -> Position:
+    """A valid short-nardy position, not yet won by either side, with bar and borne-off checkers likely.
+
+    Each side's checkers go to a few random slots; one time in three the side to move is bearing off
+    (all its checkers home or off), and O keeps clear of X's points."""
+    x = [0] * 26
+    bearing_off = rng.random() < 1 / 3
+    x_slots = list(range(0, 7)) if bearing_off else list(range(0, 26))
+    x_slots = rng.sample(x_slots, rng.randint(1, min(7, len(x_slots))))
+    for _ in range(CHECKERS):
+        x[rng.choice(x_slots)] += 1
+    if x[0] == CHECKERS:
+        x[0], x[1] = CHECKERS - 1, 1
+    o = [0] * 26
+    # O's slots: off, bar and its own points whose X-point (25 - q) X does not hold.
+    free = [0, 25] + [q for q in range(1, 25) if not x[25 - q]]
+    o_slots = rng.sample(free, rng.randint(1, min(7, len(free))))
+    for _ in range(CHECKERS):
+        o[rng.choice(o_slots)] += 1
+    if o[0] == CHECKERS:
+        o[0], o[25] = CHECKERS - 1, 1
+    return Position(tuple(x), tuple(o))
+
+
+def both_colours_on_a_point(game: str, position: Position) -> list[int]:
+    """The absolute points (White's numbering, X taken as White) that hold checkers of both sides."""
+    x_points = {to_absolute(game, Side.WHITE, p) for p in range(1, 25) if position.x[p]}
+    o_points = {to_absolute(game, Side.BLACK, q) for q in range(1, 25) if position.o[q]}
+    return sorted(x_points & o_points)
