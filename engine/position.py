@@ -104,6 +104,8 @@ def check_shape(position: Position) -> None:
         for point, n in enumerate(counts):
             if type(n) is not int or n < 0:
                 raise InvalidPositionError(f"{who} has count {n!r} on point {point}: {position.describe()}")
+        if type(counts) is not tuple:
+            raise InvalidPositionError(f"{who} counts must be a tuple, got {type(counts).__name__}")
         if sum(counts) != CHECKERS:
             raise InvalidPositionError(
                 f"{who} has {sum(counts)} checkers, expected {CHECKERS}: {position.describe()}"

@@ -24,6 +24,17 @@ from engine.sides import Side
 # A raw single move inside the generator: (src, dst, die, hit).
 RawMove = tuple[int, int, int, bool]
 Counts = list[int]
+Outcomes = dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[RawMove, ...]]
+
+_MOVES: dict[RawMove, Move] = {}
+
+
+def _move(raw: RawMove) -> Move:
+    """Moves are immutable: one shared instance per distinct move."""
+    move = _MOVES.get(raw)
+    if move is None:
+        move = _MOVES[raw] = Move(*raw)
+    return move
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,15 +137,21 @@ class Rules(ABC):
 
     def validate(self, position: Position) -> None:
         """Raise InvalidPositionError if the position is impossible in this game."""
-        check_shape(position)
         x, o = position.x, position.o
+        if not (
+            type(x) is tuple and type(o) is tuple and len(x) == 26 and len(o) == 26
+            and sum(x) == 15 and sum(o) == 15 and min(x) >= 0 and min(o) >= 0
+        ):
+            check_shape(position)  # says exactly what is wrong
         if x[0] == 15 and o[0] == 15:
             raise InvalidPositionError(f"both sides have borne off every checker: {self.describe(position)}")
-        for p in range(1, 25):
-            if x[p] and o[self.mirror(p)]:
-                raise InvalidPositionError(
-                    f"X-point {p} holds checkers of both colours: {self.describe(position)}"
-                )
+        if any(a and b for a, b in zip(x[1:25], self._o_in_x_order(o))):
+            p = next(p for p in range(1, 25) if x[p] and o[self.mirror(p)])
+            raise InvalidPositionError(f"X-point {p} holds checkers of both colours: {self.describe(position)}")
+
+    def _o_in_x_order(self, o: tuple[int, ...]) -> tuple[int, ...]:
+        """O's counts on X-points 1..24, in that order."""
+        return tuple(o[self.mirror(p)] for p in range(1, 25))
 
     # ----- shared mechanics -----------------------------------------------------------------------
     def describe(self, position: Position) -> str:
@@ -186,19 +203,91 @@ class Rules(ABC):
         outcomes: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[RawMove, ...]] = {}
         for (x, o, _), path in kept:
             outcomes.setdefault((x, o), path)
-        if self.options.full_pip_rule and self.name == "short":
+        return longest, outcomes
+
+    def _outcomes(self, position: Position, dice: Dice, head_limit: int) -> tuple[int, Outcomes]:
+        """RULES §2.3: the number of dice M the kept plays use, and the kept outcomes -> one path each."""
+        if self._fast_path(dice):
+            if dice.is_double:
+                longest, outcomes = self._double_outcomes(position, dice.a, head_limit)
+            else:
+                longest, outcomes = self._non_double_outcomes(position, dice, head_limit)
+        else:
+            longest, outcomes = self._kept(self._search(position, dice, head_limit), dice)
+        if self.options.full_pip_rule and self.name == "short" and len(outcomes) > 1:
             best = min(sum(p * n for p, n in enumerate(x)) for x, _ in outcomes)
             outcomes = {k: v for k, v in outcomes.items() if sum(p * n for p, n in enumerate(k[0])) == best}
         return longest, outcomes
 
+    def _fast_path(self, dice: Dice) -> bool:
+        """Whether the specialised generators apply (they need order-independent single moves)."""
+        return True
+
+    def _non_double_outcomes(self, position: Position, dice: Dice, head_limit: int) -> tuple[int, Outcomes]:
+        """Two dice, two orders, two levels: no intermediate bookkeeping needed."""
+        single_moves = self._single_moves
+        apply = self._apply
+        x0, o0 = list(position.x), list(position.o)
+        both: Outcomes = {}
+        one: dict[int, Outcomes] = {dice.a: {}, dice.b: {}}
+        for first, second in ((dice.a, dice.b), (dice.b, dice.a)):
+            for m1 in single_moves(x0, o0, first, head_limit):
+                x1, o1 = x0[:], o0[:]
+                apply(x1, o1, m1)
+                follow = [] if x1[0] == 15 else single_moves(x1, o1, second, head_limit - (m1[0] == 24))
+                if not follow:
+                    one[first].setdefault((tuple(x1), tuple(o1)), (m1,))
+                for m2 in follow:
+                    x2, o2 = x1[:], o1[:]
+                    apply(x2, o2, m2)
+                    both.setdefault((tuple(x2), tuple(o2)), (m1, m2))
+        if both:
+            return 2, both
+        high, low = one[dice.high], one[min(dice.a, dice.b)]
+        if high or low:
+            return 1, high or low
+        return 0, {(position.x, position.o): ()}
+
+    def _double_outcomes(self, position: Position, die: int, head_limit: int) -> tuple[int, Outcomes]:
+        """Doubles: moves taken in non-increasing order of their source point, so each set of moves
+        is generated once (valid while single-move legality does not depend on the order)."""
+        single_moves = self._single_moves
+        apply = self._apply
+        head_start = position.x[24]
+        best = [0]
+        found: Outcomes = {}
+
+        def leaf(x: Counts, o: Counts, path: tuple[RawMove, ...]) -> None:
+            depth = len(path)
+            if depth > best[0]:
+                best[0] = depth
+                found.clear()
+            if depth == best[0]:
+                found.setdefault((tuple(x), tuple(o)), path)
+
+        def explore(x: Counts, o: Counts, path: tuple[RawMove, ...], top: int) -> None:
+            extended = False
+            if len(path) < 4 and x[0] < 15:
+                for move in single_moves(x, o, die, head_limit - (head_start - x[24])):
+                    if move[0] > top:
+                        continue
+                    extended = True
+                    x2, o2 = x[:], o[:]
+                    apply(x2, o2, move)
+                    explore(x2, o2, path + (move,), move[0])
+            if not extended:
+                leaf(x, o, path)
+
+        explore(list(position.x), list(position.o), (), 25)
+        return best[0], found
+
     def _plays_and_length(self, position: Position, dice: Dice) -> tuple[int, list[Play]]:
         self.validate(position)
-        head_limit = self._head_limit(position, dice)
-        search = self._search(position, dice, head_limit)
-        longest, outcomes = self._kept(search, dice)
-        flags = self._turn_flags(position, dice)
+        longest, outcomes = self._outcomes(position, dice, self._head_limit(position, dice))
+        x_first, o_first, opening = self._turn_flags(position, dice)
         plays = [
-            Play(tuple(Move(*m) for m in path), Position(x, o, *flags)) for (x, o), path in outcomes.items()
+            Play(tuple(map(_move, path)), Position(x, o, x_first, o_first, opening))
+            for (x, o), path in outcomes.items()
         ]
         return longest, plays
 
@@ -217,8 +306,7 @@ class Rules(ABC):
         dice = Dice.of(dice)
         self.validate(position)
         head_limit = self._head_limit(position, dice)
-        search = self._search(position, dice, head_limit)
-        longest, outcomes = self._kept(search, dice)
+        longest, outcomes = self._outcomes(position, dice, head_limit)
         targets = set(outcomes)
         larger_only = longest == 1 and not dice.is_double and any(p[0][2] == dice.high for p in outcomes.values())
         reach_cache: dict[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]], bool] = {}
@@ -255,13 +343,13 @@ class Rules(ABC):
                 )
             self._apply(x, o, chosen)
             left = _without(left, die)
-            made.append(Move(*chosen))
+            made.append(_move(chosen))
         nxt = self._next_moves(x, o, left, len(made), completes, larger_only, dice, head_limit, position)
         done = len(made) == longest and (tuple(x), tuple(o)) in targets
         flags = self._turn_flags(position, dice)
         partial = Position(tuple(x), tuple(o), position.x_first_turn, position.o_first_turn, position.opening_roll)
         play = Play(tuple(made), Position(tuple(x), tuple(o), *flags)) if done else None
-        return TurnStep(tuple(made), partial, left, tuple(Move(*m) for m in nxt), done, play)
+        return TurnStep(tuple(made), partial, left, tuple(map(_move, nxt)), done, play)
 
     def _candidates(
         self, x: Counts, o: Counts, left: tuple[int, ...], head_limit: int, head_start: int

@@ -74,6 +74,11 @@ class LongNardy(Rules):
                 run = 0
         return False
 
+    @staticmethod
+    def _may_hold_block(position: Position) -> bool:
+        """Cheap pre-check: a six-block needs six occupied points of one side."""
+        return sum(1 for n in position.x[1:25] if n) >= 6 or sum(1 for n in position.o[1:25] if n) >= 6
+
     def _final_position_ok(self, x: tuple[int, ...], o: tuple[int, ...]) -> bool:
         if self.options.block_timing == "end_of_turn":
             return not self._holds_illegal_block(x, o)
@@ -98,6 +103,15 @@ class LongNardy(Rules):
             highest = False
         return moves
 
+    def _o_in_x_order(self, o: tuple[int, ...]) -> tuple[int, ...]:
+        return o[13:25] + o[1:13]
+
+    def _fast_path(self, dice: Dice) -> bool:
+        # Doubles under the per-step block rule depend on move order (RULES L4): full search there.
+        if self.options.block_timing != "per_step":
+            return False
+        return not dice.is_double or self.options.block_rule == "none"
+
     def _apply(self, x: Counts, o: Counts, move: RawMove) -> None:
         x[move[0]] -= 1
         x[move[1]] += 1
@@ -107,7 +121,7 @@ class LongNardy(Rules):
             return 1
         rule = self.options.head_exception
         if rule == "principle":
-            longest, _ = self._kept(self._search(position, dice, 1), dice)
+            longest, _ = self._outcomes(position, dice, 1)
             return 2 if longest < 4 else 1
         if dice.a in (3, 4, 6):
             return 2
@@ -136,7 +150,9 @@ class LongNardy(Rules):
                 raise InvalidPositionError(
                     f"{who} has borne off with checkers outside home (no hitting in long nardy): {self.describe(position)}"
                 )
-        if self._holds_illegal_block(position.x, position.o) or self._holds_illegal_block(position.o, position.x):
+        if self._may_hold_block(position) and (
+            self._holds_illegal_block(position.x, position.o) or self._holds_illegal_block(position.o, position.x)
+        ):
             raise InvalidPositionError(f"an illegal six-block stands on the board: {self.describe(position)}")
 
     def is_race(self, position: Position) -> bool:

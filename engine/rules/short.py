@@ -47,6 +47,9 @@ class ShortNardy(Rules):
             highest = False
         return moves
 
+    def _o_in_x_order(self, o: tuple[int, ...]) -> tuple[int, ...]:
+        return o[24:0:-1]
+
     def _apply(self, x: Counts, o: Counts, move: RawMove) -> None:
         src, dst, _, hit = move
         x[src] -= 1

@@ -1,0 +1,49 @@
+"""Which player each (game, level) gets: one table per game, no game checks elsewhere."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+
+from engine.ai.baselines import GreedyPlayer, RandomPlayer
+from engine.ai.long_eval import LinearEvaluator, shipped_weights
+from engine.ai.player import Player, SearchPlayer
+from engine.ai.short_net import NetEvaluator
+
+LEVELS: tuple[str, ...] = ("beginner", "intermediate", "expert")
+# Extra opponents for bench/strength.py, never offered to users.
+BENCH_LEVELS: tuple[str, ...] = ("random", "greedy")
+
+
+def _short(level: str) -> Player:
+    net = NetEvaluator()
+    return {
+        "beginner": SearchPlayer(net, noise=0.3),
+        "intermediate": SearchPlayer(net, noise=0.06),
+        "expert": SearchPlayer(net),
+    }[level]
+
+
+def _long(level: str) -> Player:
+    return {
+        "beginner": SearchPlayer(LinearEvaluator(shipped_weights("beginner")), noise=0.6),
+        "intermediate": SearchPlayer(LinearEvaluator(shipped_weights("expert")), noise=0.15),
+        "expert": SearchPlayer(LinearEvaluator(shipped_weights("expert")), lookahead=3),
+    }[level]
+
+
+_GAMES: dict[str, Callable[[str], Player]] = {"short": _short, "long": _long}
+
+
+@cache
+def player_for(game: str, level: str) -> Player:
+    """The player for `level` ("beginner", "intermediate", "expert", or a BENCH_LEVELS name) in `game`."""
+    if game not in _GAMES:
+        raise ValueError(f"no computer player for game {game!r}; games: {', '.join(_GAMES)}")
+    if level == "random":
+        return RandomPlayer()
+    if level == "greedy":
+        return GreedyPlayer()
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}; levels: {', '.join(LEVELS + BENCH_LEVELS)}")
+    return _GAMES[game](level)

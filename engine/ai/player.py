@@ -1,0 +1,99 @@
+"""The shared machinery of every computer player: a Player protocol and a search over evaluated plays.
+
+A game supplies an `Evaluator` (how good the position after a play is for the side that just moved);
+`SearchPlayer` turns it into a player: 0-ply choice of the best play, optional noise for the weaker
+levels, and an optional lookahead over the opponent's 21 rolls for the best few candidates.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from engine.dice import ALL_ROLLS, Dice, roll_weight
+from engine.moves import Play
+from engine.position import Position
+from engine.rules import Rules
+
+# A finished game outranks any estimate: WIN_VALUE + the points won.
+WIN_VALUE = 1000.0
+
+
+class Player(Protocol):
+    """Anything that picks one of `rules.legal_plays(position, dice)`."""
+
+    def choose(self, rules: Rules, position: Position, dice: Dice, rng: random.Random) -> Play:
+        """The chosen play (deterministic for a given rng state)."""
+        ...
+
+
+class Evaluator(Protocol):
+    """Scores positions after a play, from the side that just moved (larger is better for it)."""
+
+    def values(self, rules: Rules, before: Position, after: Sequence[Position]) -> list[float]:
+        """One score per position in `after` (each still seen from the mover, game not over)."""
+        ...
+
+
+def win_value(rules: Rules, after: Position) -> float | None:
+    """WIN_VALUE + points when the mover has borne off everything, else None."""
+    if after.x[0] == 15:
+        return WIN_VALUE + rules.score_loser(after.o).points
+    return None
+
+
+def score_plays(rules: Rules, evaluator: Evaluator, before: Position, plays: Sequence[Play]) -> list[float]:
+    """The evaluator's score of each play's result, a won game scored above everything."""
+    scores: list[float | None] = [win_value(rules, play.position) for play in plays]
+    open_index = [i for i, s in enumerate(scores) if s is None]
+    if open_index:
+        values = evaluator.values(rules, before, [plays[i].position for i in open_index])
+        for i, v in zip(open_index, values):
+            scores[i] = v
+    return [float(s) for s in scores]  # type: ignore[arg-type]
+
+
+def reply_value(rules: Rules, evaluator: Evaluator, after: Position) -> float:
+    """The mover's expected score after the opponent's best reply, averaged over the 21 rolls.
+
+    Needs an antisymmetric evaluator (the opponent's score is minus ours)."""
+    won = win_value(rules, after)
+    if won is not None:
+        return won
+    theirs = after.swapped()
+    total = 0.0
+    for dice in ALL_ROLLS:
+        replies = rules.legal_plays(theirs, dice)
+        best = max(score_plays(rules, evaluator, theirs, replies))
+        total += roll_weight(dice) * best
+    return -total / 36.0
+
+
+@dataclass(frozen=True)
+class SearchPlayer:
+    """Best play by the evaluator, blurred by Gaussian `noise` (in score units), with an optional
+    lookahead over the opponent's rolls for the `lookahead` best candidates of the 0-ply pass."""
+
+    evaluator: Evaluator
+    noise: float = 0.0
+    lookahead: int = 0
+
+    def choose(self, rules: Rules, position: Position, dice: Dice, rng: random.Random) -> Play:
+        plays = rules.legal_plays(position, dice)
+        if len(plays) == 1:
+            return plays[0]
+        scores = score_plays(rules, self.evaluator, position, plays)
+        if self.noise > 0.0:
+            scores = [s + rng.gauss(0.0, self.noise) for s in scores]
+        if self.lookahead > 1 and max(scores) < WIN_VALUE:
+            ranked = sorted(range(len(plays)), key=lambda i: -scores[i])[: self.lookahead]
+            deep = {i: reply_value(rules, self.evaluator, plays[i].position) for i in ranked}
+            return plays[max(ranked, key=lambda i: (deep[i], -ranked.index(i)))]
+        return pick_best(plays, scores)
+
+
+def pick_best(plays: Sequence[Play], scores: Sequence[float]) -> Play:
+    """The first play with the highest score."""
+    return plays[max(range(len(plays)), key=lambda i: (scores[i], -i))]
