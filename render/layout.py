@@ -11,29 +11,28 @@ Tests use `checker_center`, `bar_checker_center`, `tray_box` and `dice_boxes` to
 from __future__ import annotations
 
 from engine.sides import Side, from_absolute
-
 from render.view import BoardView
 
 Box = tuple[int, int, int, int]  # left, top, right, bottom (right/bottom exclusive)
 
-CHECKER = 58  # checker diameter
+CHECKER = 50  # checker diameter
 RADIUS = CHECKER // 2
-POINT_W = 62  # width of one point
+POINT_W = 54  # width of one point
 STACK = 5  # checkers drawn on one point before a count label takes over
 BAR_STACK = 4  # the same on the bar
-FRAME = 18  # wooden frame at the sides
-BAR_W = 60
-TRAY_W = 76
+FRAME = 16  # wooden frame at the sides
+BAR_W = 52
+TRAY_W = 66
 HALF_W = 6 * POINT_W
 TRI_LEN = STACK * CHECKER  # the length of a point (triangle)
-GAP = 84  # the middle strip between the top and bottom points (dice)
-PANEL_H = 64  # a player's line (name, colour, pips)
-NUM_H = 30  # the frame strip above/below the field with the point numbers
-STATUS_H = 52
-DIE = 52
-DIE_GAP = 12
-SLAB_H = 17  # one borne-off checker seen from the side
-SLAB_W = 56
+GAP = 72  # the middle strip between the top and bottom points (dice)
+PANEL_H = 56  # a player's line (name, colour, pips)
+NUM_H = 26  # the frame strip above/below the field with the point numbers
+STATUS_H = 46
+DIE = 46
+DIE_GAP = 10
+SLAB_H = 15  # one borne-off checker seen from the side
+SLAB_W = 48
 
 X_LEFT = FRAME
 X_BAR = X_LEFT + HALF_W
@@ -51,6 +50,15 @@ Y_BOARD_END = Y_FIELD_END + NUM_H
 Y_STATUS = Y_BOARD_END + PANEL_H
 HEIGHT = Y_STATUS + STATUS_H
 SIZE = (WIDTH, HEIGHT)
+
+# font sizes (pixels)
+NAME_SIZE = 26
+PIPS_SIZE = 26
+PIPS_LABEL_SIZE = 20
+STATUS_SIZE = 24
+TRAY_SIZE = 20
+NUMBER_SIZE = 16
+STACK_SIZE = 22
 
 
 def slot_of(game: str, viewer: Side, absolute: int) -> int:
@@ -100,15 +108,21 @@ def bar_checker_center(view: BoardView, side: Side, index: int) -> tuple[int, in
     index = max(0, min(index, BAR_STACK - 1))
     x = X_BAR + BAR_W // 2
     if side == view.viewer:
-        return x, Y_GAP - RADIUS - 6 - index * CHECKER
-    return x, Y_GAP_END + RADIUS + 6 + index * CHECKER
+        return x, Y_GAP - RADIUS - 5 - index * CHECKER
+    return x, Y_GAP_END + RADIUS + 5 + index * CHECKER
+
+
+def tray_box_bottom() -> Box:
+    return X_TRAY + 5, Y_GAP_END, X_TRAY + TRAY_W - 5, Y_FIELD_END
+
+
+def tray_box_top() -> Box:
+    return X_TRAY + 5, Y_FIELD, X_TRAY + TRAY_W - 5, Y_GAP
 
 
 def tray_box(view: BoardView, side: Side) -> Box:
     """The tray of `side`'s borne-off checkers: the viewer's bottom right, the other's top right."""
-    if side == view.viewer:
-        return X_TRAY + 6, Y_GAP_END, X_TRAY + TRAY_W - 6, Y_FIELD_END
-    return X_TRAY + 6, Y_FIELD, X_TRAY + TRAY_W - 6, Y_GAP
+    return tray_box_bottom() if side == view.viewer else tray_box_top()
 
 
 def tray_count_center(view: BoardView, side: Side) -> tuple[int, int]:
@@ -144,7 +158,9 @@ def row_of_dice(count: int, mover_is_viewer: bool) -> list[Box]:
     centre = X_RIGHT + HALF_W // 2 if mover_is_viewer else X_LEFT + HALF_W // 2
     left = centre - total // 2
     top = Y_GAP + (GAP - DIE) // 2
-    return [(left + i * (DIE + DIE_GAP), top, left + i * (DIE + DIE_GAP) + DIE, top + DIE) for i in range(count)]
+    return [
+        (left + i * (DIE + DIE_GAP), top, left + i * (DIE + DIE_GAP) + DIE, top + DIE) for i in range(count)
+    ]
 
 
 def panel_box(view: BoardView, side: Side) -> Box:

@@ -8,10 +8,11 @@ pixel width with an ellipsis. FreeType faces are not thread-safe, so every use o
 
 from __future__ import annotations
 
+import io
 import struct
 import threading
 import unicodedata
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 
 from PIL import Image, ImageDraw, ImageFont
@@ -21,6 +22,7 @@ FALLBACK = "?"
 MAX_CODEPOINTS = 300  # a longer input is cut before any measuring (a 10,000-character name stays cheap)
 _KEEP_FORMAT = {"\u200c", "\u200d"}  # zero-width (non-)joiners shape scripts; other Cf (bidi controls) go
 _DROP_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
+_BREAKS = set("\t\n\v\f\r\x1c\x1d\x1e\x1f\x85")
 _MAX_MARKS = 3  # combining marks kept after one base character ("zalgo" text is clipped to this)
 _LOCK = threading.RLock()
 
@@ -28,16 +30,14 @@ REGULAR = "DejaVuSans.ttf"
 BOLD = "DejaVuSans-Bold.ttf"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _font_bytes(name: str) -> bytes:
     return resources.files("render").joinpath("fonts", name).read_bytes()
 
 
-@lru_cache(maxsize=None)
+@cache
 def font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
     """The bundled DejaVu Sans at `size` pixels (loaded once per size)."""
-    import io
-
     with _LOCK:
         return ImageFont.truetype(io.BytesIO(_font_bytes(BOLD if bold else REGULAR)), size)
 
@@ -92,7 +92,7 @@ def _cmap_codepoints(data: bytes) -> frozenset[int]:
     return frozenset(points)
 
 
-@lru_cache(maxsize=None)
+@cache
 def coverage(bold: bool = False) -> frozenset[int]:
     """Code points the bundled regular (or bold) font can draw."""
     return _cmap_codepoints(_font_bytes(BOLD if bold else REGULAR))
@@ -112,7 +112,7 @@ def clean_text(text: str, bold: bool = False) -> str:
             out.append(ch)
             continue
         if category in _DROP_CATEGORIES:
-            if category in ("Cc", "Zl", "Zp"):  # line breaks and tabs separate words
+            if ch in _BREAKS or category in ("Zl", "Zp"):  # line breaks and tabs separate words
                 out.append(" ")
             continue
         if category.startswith("Z") or ch.isspace():

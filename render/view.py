@@ -8,7 +8,7 @@ can trust its input; every problem raises `RenderError` with what was wrong and 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.sides import Side, from_absolute
 
@@ -116,7 +116,9 @@ def _check_dice(view: BoardView) -> tuple[tuple[int, ...], tuple[bool, ...]]:
     left = Counter(expanded)
     left.subtract(used)
     if any(n < 0 for n in left.values()):
-        raise RenderError(f"dice_used {tuple(used)!r} are not all among the dice {tuple(dice)!r} {_where(view)}")
+        raise RenderError(
+            f"dice_used {tuple(used)!r} are not all among the dice {tuple(dice)!r} {_where(view)}"
+        )
     remaining = Counter(used)
     flags: list[bool] = []
     for die in expanded:  # dim the first occurrences of each used value
@@ -162,7 +164,9 @@ def check_view(view: BoardView) -> CheckedView:
         if not _is_int(count):
             raise RenderError(f"points[{index}] (A{index + 1}) is not an integer: {count!r} {_where(view)}")
         if abs(count) > CHECKERS:
-            raise RenderError(f"A{index + 1} holds {abs(count)} checkers, more than {CHECKERS} {_where(view)}")
+            raise RenderError(
+                f"A{index + 1} holds {abs(count)} checkers, more than {CHECKERS} {_where(view)}"
+            )
     bar = _pair(view.bar, "bar", view)
     off = _pair(view.off, "off", view)
     if view.game == "long" and bar != (0, 0):
@@ -187,6 +191,9 @@ def check_view(view: BoardView) -> CheckedView:
     names = view.names
     if not isinstance(names, (tuple, list)) or len(names) != 2 or not all(isinstance(n, str) for n in names):
         raise RenderError(f"names must be two strings (white, black), got {names!r:.200} {_where(view)}")
+    sides = (view.viewer, view.to_move, view.last_mover, view.winner)
+    if any(s is not None and type(s) is not Side for s in sides):  # plain 0/1 given: store Sides
+        view = replace(view, viewer=viewer, to_move=to_move, last_mover=last_mover, winner=winner)
     return CheckedView(
         view=view,
         viewer=viewer,
