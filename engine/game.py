@@ -127,7 +127,7 @@ class Game:
             )
         record = TurnRecord(self.turn, self.dice, str(play))
         after = play.position
-        common = dict(dice=None, last_play=play, last_side=self.turn, history=self.history + (record,))
+        common = {"dice": None, "last_play": play, "last_side": self.turn, "history": self.history + (record,)}
         if after.x[0] == 15:
             kind = self.rules.score_loser(after.o)
             result = Result(self.turn, kind.points, kind)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
 from engine.errors import InvalidMoveError
 from engine.position import Position
@@ -71,7 +72,7 @@ def parse_hops(text: str) -> list[tuple[int, int]]:
             raise InvalidMoveError(f"cannot read move {token!r} in play {text!r}")
         points = [m.group(1)] + [p.rstrip("*") for p in m.group(2).split("/")[1:]]
         values = [BAR if p == "bar" else OFF if p == "off" else int(p) for p in points]
-        chain = list(zip(values, values[1:]))
+        chain = list(pairwise(values))
         for src, dst in chain:
             if not (1 <= src <= 25 and 0 <= dst <= 24 and dst < src):
                 raise InvalidMoveError(f"move {src}/{dst} in {text!r} does not go from a higher point to a lower one")

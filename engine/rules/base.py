@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from engine.dice import Dice
-from engine.errors import IllegalPlayError, InvalidPositionError
+from engine.errors import IllegalPlayError, InvalidPositionError, NardyError
 from engine.moves import Move, Play, parse_hops
 from engine.options import Options
 from engine.position import Board, Position, check_shape
@@ -157,7 +157,7 @@ class Rules(ABC):
     def describe(self, position: Position) -> str:
         try:
             return f"position {self.position_id(position)} ({position.describe()})"
-        except Exception:  # an impossible position may have no id
+        except NardyError:  # an impossible position may have no id
             return f"position ({position.describe()})"
 
     def _search(self, position: Position, dice: Dice, head_limit: int) -> _Search:

@@ -59,10 +59,10 @@ def _options_for(header: str) -> tuple[list[Options], bool | None]:
 def load() -> list[Scenario]:
     text = DATA.read_text(encoding="utf-8")
     scenarios = []
-    for section in re.split(r"^#### ", text, flags=re.M)[1:]:
+    for section in re.split(r"^#### ", text, flags=re.MULTILINE)[1:]:
         ident, _, title = section.partition(" — ")
         title = title.splitlines()[0]
-        block = re.search(r"```\n(game:.*?)```", section, flags=re.S)
+        block = re.search(r"```\n(game:.*?)```", section, flags=re.DOTALL)
         if not block:
             continue  # the scoring and opening tables are tested by hand
         lines = block.group(1).splitlines()

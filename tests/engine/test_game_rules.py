@@ -77,7 +77,6 @@ def test_short_opening_dice_are_the_first_roll_s14b() -> None:
 
 def test_black_opening_six_three_has_fourteen_outcomes_s14c() -> None:
     game = Game.new("short").opening_roll(3, 6)
-    plays = {str(p) for p in game.legal_plays()}
     assert len(game.legal_plays()) == 14
     for text in ("24/15", "24/18 13/10", "13/7 8/5", "13/4", "24/18 24/21"):
         assert game.play(text).last_play is not None
