@@ -2,6 +2,7 @@
 
 from engine.dice import ALL_ROLLS, Dice, roll_weight
 from engine.errors import (
+    AmbiguousMoveError,
     GameRecordError,
     IllegalPlayError,
     InvalidDiceError,
@@ -20,7 +21,7 @@ from engine.scoring import Result, WinKind
 from engine.sides import BAR, OFF, Side, to_absolute
 
 __all__ = [
-    "ALL_ROLLS", "BAR", "GAMES", "OFF", "VARIANTS", "Board", "Dice", "Game", "GameRecordError", "IllegalPlayError",
+    "ALL_ROLLS", "AmbiguousMoveError", "BAR", "GAMES", "OFF", "VARIANTS", "Board", "Dice", "Game", "GameRecordError", "IllegalPlayError",
     "InvalidDiceError", "InvalidMoveError", "InvalidPositionError", "LongNardy", "Move", "NardyError", "Options",
     "OptionsError", "Phase", "Play", "Position", "Result", "Rules", "ShortNardy", "Side", "TurnRecord", "TurnStep",
     "UnknownGameError", "WinKind", "WrongPhaseError", "find_rules", "roll_weight", "to_absolute",

@@ -17,6 +17,10 @@ class InvalidMoveError(NardyError):
     """A move or play text that does not parse."""
 
 
+class AmbiguousMoveError(InvalidMoveError):
+    """Play text that more than one legal play fits (e.g. `13/6` when 13/7/6 and 13/12*/6 differ)."""
+
+
 class IllegalPlayError(NardyError):
     """A play or move that the rules do not allow in this position."""
 

@@ -84,7 +84,10 @@ class Game:
 
     def _need(self, phase: Phase, action: str) -> None:
         if self.phase is not phase:
-            raise WrongPhaseError(f"cannot {action} in phase {self.phase.value} (expected {phase.value})")
+            raise WrongPhaseError(
+                f"cannot {action} in phase {self.phase.value} (expected {phase.value}) "
+                f"in {self.rules.describe(self.position)}"
+            )
 
     # ----- actions --------------------------------------------------------------------------------
     def opening_roll(self, white_die: int, black_die: int) -> Game:
@@ -121,10 +124,8 @@ class Game:
         assert self.dice is not None
         if isinstance(play, str):
             play = self.rules.parse_play(self.position, self.dice, play)
-        elif play not in set(self.legal_plays()):
-            raise IllegalPlayError(
-                f"play {play} is not legal with {self.dice} in {self.rules.describe(self.position)}"
-            )
+        else:
+            self._check_play(play)
         record = TurnRecord(self.turn, self.dice, str(play))
         after = play.position
         common = {"dice": None, "last_play": play, "last_side": self.turn, "history": self.history + (record,)}
@@ -133,6 +134,23 @@ class Game:
             result = Result(self.turn, kind.points, kind)
             return replace(self, phase=Phase.OVER, position=after, result=result, **common)  # type: ignore[arg-type]
         return replace(self, phase=Phase.ROLL, turn=self.turn.other, position=after.swapped(), **common)  # type: ignore[arg-type]
+
+    def _check_play(self, play: Play) -> None:
+        """A play is legal when it leads to a legal outcome AND its moves really lead there."""
+        assert self.dice is not None
+        legal = {p.position: p for p in self.legal_plays()}
+        known = legal.get(play.position)
+        where = f"with {self.dice} in {self.rules.describe(self.position)}"
+        if known is None:
+            raise IllegalPlayError(f"play {play} is not legal {where}")
+        if play.moves == known.moves:
+            return
+        try:
+            step = self.rules.turn_step(self.position, self.dice, play.moves)
+        except IllegalPlayError:
+            step = None
+        if step is None or step.play is None or step.play.position != play.position:
+            raise IllegalPlayError(f"the moves {play} do not lead to the position they claim {where}")
 
     def resign(self, side: Side) -> Game:
         """RULES §2.8: `side` gives up, at any time; scored on its current position by default."""
@@ -176,6 +194,7 @@ class Game:
             "starter": self.starter.label if self.starter is not None else None,
             "opening_rolls": [list(r) for r in self.opening_rolls],
             "turns": [t.to_json() for t in self.history],
+            "dice": str(self.dice) if self.phase is Phase.MOVE and self.dice else None,  # a roll not played yet
             "resigned": resigned,
         }
 
@@ -259,6 +278,13 @@ class Game:
                 if turn.side is not game.turn or turn.dice != game.dice:
                     raise GameRecordError(f"turn {i + 1} ({raw!r}) does not follow: {game.turn.label} to play {game.dice}")
                 game = game.play(turn.play)
+            pending = record.get("dice")
+            if pending:
+                dice = Dice.parse(str(pending))
+                if game.phase is Phase.ROLL:
+                    game = game.roll(dice.a, dice.b)
+                elif game.dice != dice:
+                    raise GameRecordError(f"pending roll {pending!r} does not follow: {game.phase.value}, {game.dice}")
             if record.get("resigned"):
                 game = game.resign(Side[str(record["resigned"]).upper()])
             return game

@@ -58,22 +58,25 @@ class Play:
 _TOKEN = re.compile(r"^(bar|\d{1,2})((?:/(?:bar|off|\d{1,2})\*?)+)(?:\((\d)\))?$")
 
 
-def parse_hops(text: str) -> list[tuple[int, int]]:
-    """Split play text into (from, to) hops: `24/18/13 6/off(2)` -> [(24,18), (18,13), (6,0), (6,0)].
+Hop = tuple[int, int, bool]  # (from, to, marked as a hit)
 
-    The hit marks are accepted and ignored (the position decides whether a move hits)."""
+
+def parse_hops(text: str) -> list[Hop]:
+    """Split play text into (from, to, hit-marked) hops: `24/18*/13 6/off(2)` ->
+    [(24, 18, True), (18, 13, False), (6, 0, False), (6, 0, False)]."""
     cleaned = text.strip().lower()
     if cleaned in ("", "pass", "-", "no move", "(no move)"):
         return []
-    hops: list[tuple[int, int]] = []
+    hops: list[Hop] = []
     for token in cleaned.replace(",", " ").split():
         m = _TOKEN.match(token)
         if not m:
             raise InvalidMoveError(f"cannot read move {token!r} in play {text!r}")
-        points = [m.group(1)] + [p.rstrip("*") for p in m.group(2).split("/")[1:]]
-        values = [BAR if p == "bar" else OFF if p == "off" else int(p) for p in points]
-        chain = list(pairwise(values))
-        for src, dst in chain:
+        raw = [m.group(1)] + m.group(2).split("/")[1:]
+        marks = [p.endswith("*") for p in raw]
+        values = [BAR if p == "bar" else OFF if p == "off" else int(p) for p in (q.rstrip("*") for q in raw)]
+        chain = [(src, dst, hit) for (src, dst), hit in zip(pairwise(values), marks[1:], strict=True)]
+        for src, dst, _ in chain:
             if not (1 <= src <= 25 and 0 <= dst <= 24 and dst < src):
                 raise InvalidMoveError(f"move {src}/{dst} in {text!r} does not go from a higher point to a lower one")
         hops.extend(chain * int(m.group(3) or 1))

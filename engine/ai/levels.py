@@ -7,11 +7,11 @@ from functools import cache
 
 from engine.ai.baselines import GreedyPlayer, RandomPlayer
 from engine.ai.long_eval import LinearEvaluator, shipped_weights
-from engine.ai.player import Player, SearchPlayer
+from engine.ai.player import LookaheadEvaluator, Player, SearchPlayer
 from engine.ai.short_net import NetEvaluator
 
 LEVELS: tuple[str, ...] = ("beginner", "intermediate", "expert")
-# Extra opponents for bench/strength.py, never offered to users.
+# Extra opponents for bench/strength.py, never offered to users ("greedy" is long nardy's only).
 BENCH_LEVELS: tuple[str, ...] = ("random", "greedy")
 
 
@@ -20,7 +20,7 @@ def _short(level: str) -> Player:
     return {
         "beginner": SearchPlayer(net, noise=0.3),
         "intermediate": SearchPlayer(net, noise=0.06),
-        "expert": SearchPlayer(net),
+        "expert": SearchPlayer(net, deep=NetEvaluator(plies=2), candidates=4, margin=0.12),
     }[level]
 
 
@@ -28,7 +28,11 @@ def _long(level: str) -> Player:
     return {
         "beginner": SearchPlayer(LinearEvaluator(shipped_weights("beginner")), noise=0.6),
         "intermediate": SearchPlayer(LinearEvaluator(shipped_weights("expert")), noise=0.15),
-        "expert": SearchPlayer(LinearEvaluator(shipped_weights("expert")), lookahead=3),
+        "expert": SearchPlayer(
+            LinearEvaluator(shipped_weights("expert")),
+            deep=LookaheadEvaluator(LinearEvaluator(shipped_weights("expert"))),
+            candidates=3,
+        ),
     }[level]
 
 
@@ -43,6 +47,8 @@ def player_for(game: str, level: str) -> Player:
     if level == "random":
         return RandomPlayer()
     if level == "greedy":
+        if game != "long":
+            raise ValueError(f"the greedy benchmark player plays long nardy only, not {game!r}")
         return GreedyPlayer()
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; levels: {', '.join(LEVELS + BENCH_LEVELS)}")

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+import numpy as np
+
 from engine.position import Position
 from engine.rules import Rules
 
@@ -30,67 +32,68 @@ FEATURES: tuple[str, ...] = (
     "stacking",  # Σ over points 1..23 of checkers beyond the third
     "off",  # checkers borne off
     "home",  # checkers home or borne off
+    "mobility",  # Σ over our occupied points of the dice 1..6 that can move a checker from there
 )
 # Long nardy: O's point q is X's point mirror(q), the same map both ways.
-_MIRROR: tuple[int, ...] = (0,) + tuple(q + 12 if q <= 12 else q - 12 for q in range(1, 25))
+_MIRROR = np.array([0] + [q + 12 if q <= 12 else q - 12 for q in range(1, 25)])
+_POINTS = np.arange(26, dtype=np.float64)
+_POINTS[25] = 0.0  # long nardy has no bar
+
+
+_BITS = 1 << np.arange(24, dtype=np.int64)
+
+
+@cache
+def _runs(mask: int) -> tuple[int, int]:
+    """(Σ over runs of 3+ adjacent set bits of (length − 2), the longest run) of a 24-bit mask."""
+    runs = longest = run = 0
+    for q in range(25):
+        if q < 24 and mask >> q & 1:
+            run += 1
+            longest = max(longest, run)
+        else:
+            runs += max(0, run - 2)
+            run = 0
+    return runs, longest
+
+
+def _window6(flags: np.ndarray) -> np.ndarray:
+    """For columns q = 1..24 of an N×25 array (column 0 unused): Σ flags[q-6 .. q-1] (points >= 1)."""
+    c = np.zeros((flags.shape[0], 25), dtype=np.int32)
+    np.cumsum(flags[:, 1:25], axis=1, out=c[:, 1:25])
+    q = np.arange(1, 25)
+    return c[:, q - 1] - c[:, np.maximum(q - 7, 0)]
+
+
+def feature_matrix(s: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Features (N×len(FEATURES)) of side S against side T for N positions: rows of 26 counts each."""
+    n = s.shape[0]
+    out = np.empty((n, len(FEATURES)))
+    occupied = s[:, 1:24] > 0
+    out[:, 0] = s @ _POINTS / 10.0
+    out[:, 1] = s[:, 24]
+    out[:, 2] = occupied[:, 0:6].sum(axis=1)
+    out[:, 3] = occupied[:, 6:12].sum(axis=1)
+    out[:, 4] = occupied[:, 12:18].sum(axis=1)
+    out[:, 5] = occupied[:, 18:23].sum(axis=1)
+    # S's points seen in T's numbering (T moves from its point q to q - d).
+    held = np.zeros((n, 25), dtype=np.int32)
+    held[:, 1:25] = s[:, _MIRROR[1:25]] > 0
+    masks = held[:, 1:25] @ _BITS
+    out[:, 6:8] = [_runs(int(m)) for m in masks]
+    out[:, 8] = (t[:, 1:25] * _window6(held)).sum(axis=1) / 6.0
+    out[:, 9] = np.maximum(s[:, 1:24] - 3, 0).sum(axis=1)
+    out[:, 10] = s[:, 0]
+    out[:, 11] = s[:, 0:7].sum(axis=1)
+    free = np.zeros((n, 25), dtype=np.int32)
+    free[:, 1:25] = t[:, _MIRROR[1:25]] == 0
+    out[:, 12] = ((s[:, 1:25] > 0) * _window6(free)).sum(axis=1) / 6.0
+    return out
 
 
 def features(s: Sequence[int], t: Sequence[int]) -> list[float]:
     """The feature values for side S (counts `s`) against side T (counts `t`), in FEATURES order."""
-    mirror = _MIRROR
-    pips = 0
-    stacking = 0
-    points = [0, 0, 0, 0]
-    for p in range(1, 24):
-        n = s[p]
-        if n:
-            pips += p * n
-            points[(p - 1) // 6] += 1
-            if n > 3:
-                stacking += n - 3
-    pips += 24 * s[24]
-    # S's occupancy seen in T's numbering: T moves from its point q to q - d.
-    held = [False] * 25
-    for q in range(1, 25):
-        held[q] = s[mirror[q]] > 0
-    runs = 0
-    longest = 0
-    run = 0
-    for q in range(1, 25):
-        if held[q]:
-            run += 1
-            if run > longest:
-                longest = run
-        else:
-            if run >= 3:
-                runs += run - 2
-            run = 0
-    if run >= 3:
-        runs += run - 2
-    trap = 0
-    for q in range(2, 25):
-        n = t[q]
-        if n:
-            blocked = 0
-            for d in range(1, 7 if q > 6 else q):
-                if held[q - d]:
-                    blocked += 1
-            trap += n * blocked
-    home = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6]
-    return [
-        pips / 10.0,
-        float(s[24]),
-        float(points[0]),
-        float(points[1]),
-        float(points[2]),
-        float(points[3]),
-        float(runs),
-        float(longest),
-        trap / 6.0,
-        float(stacking),
-        float(s[0]),
-        float(home),
-    ]
+    return [float(v) for v in feature_matrix(np.array([s]), np.array([t]))[0]]
 
 
 @dataclass(frozen=True)
@@ -132,20 +135,28 @@ def is_race(position: Position) -> bool:
     return not any(position.x[13:25]) and not any(position.o[13:25])
 
 
+def scores(weights: LongWeights, positions: Sequence[Position]) -> list[float]:
+    """The score of each position for its X, the side that just moved."""
+    if not positions:
+        return []
+    x = np.array([p.x for p in positions])
+    o = np.array([p.o for p in positions])
+    diff = feature_matrix(x, o) - feature_matrix(o, x)
+    race = ~(x[:, 13:25].any(axis=1) | o[:, 13:25].any(axis=1))
+    values = np.where(race, diff @ np.array(weights.race), diff @ np.array(weights.contact))
+    return [float(v) for v in values]
+
+
 def score(weights: LongWeights, position: Position) -> float:
-    """The score of `position` for X, the side that just moved."""
-    w = weights.race if is_race(position) else weights.contact
-    mine = features(position.x, position.o)
-    theirs = features(position.o, position.x)
-    return sum(wi * (a - b) for wi, a, b in zip(w, mine, theirs))
+    """The score of one position for X, the side that just moved."""
+    return scores(weights, [position])[0]
 
 
 @dataclass(frozen=True)
 class LinearEvaluator:
-    """The Evaluator protocol over `score`."""
+    """The Evaluator protocol over `scores`."""
 
     weights: LongWeights
 
     def values(self, rules: Rules, before: Position, after: Sequence[Position]) -> list[float]:
-        weights = self.weights
-        return [score(weights, p) for p in after]
+        return scores(self.weights, after)

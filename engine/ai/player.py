@@ -63,22 +63,42 @@ def reply_value(rules: Rules, evaluator: Evaluator, after: Position) -> float:
     if won is not None:
         return won
     theirs = after.swapped()
-    total = 0.0
+    replies: list[Play] = []
+    ends: list[int] = []
     for dice in ALL_ROLLS:
-        replies = rules.legal_plays(theirs, dice)
-        best = max(score_plays(rules, evaluator, theirs, replies))
-        total += roll_weight(dice) * best
+        replies.extend(rules.legal_plays(theirs, dice))
+        ends.append(len(replies))
+    values = score_plays(rules, evaluator, theirs, replies)  # one batch for all 21 rolls
+    total = 0.0
+    start = 0
+    for dice, end in zip(ALL_ROLLS, ends):
+        total += roll_weight(dice) * max(values[start:end])
+        start = end
     return -total / 36.0
 
 
 @dataclass(frozen=True)
+class LookaheadEvaluator:
+    """An evaluator one roll deeper: the mover's score after the opponent's best reply to each of its
+    21 rolls, the replies judged by `base` (which must be antisymmetric)."""
+
+    base: Evaluator
+
+    def values(self, rules: Rules, before: Position, after: Sequence[Position]) -> list[float]:
+        return [reply_value(rules, self.base, p) for p in after]
+
+
+@dataclass(frozen=True)
 class SearchPlayer:
-    """Best play by the evaluator, blurred by Gaussian `noise` (in score units), with an optional
-    lookahead over the opponent's rolls for the `lookahead` best candidates of the 0-ply pass."""
+    """Best play by `evaluator`, blurred by Gaussian `noise` (in score units). With a `deep` evaluator,
+    the best `candidates` plays of that first pass (those within `margin` of the best) are scored
+    again by `deep`, and the best of them is played."""
 
     evaluator: Evaluator
     noise: float = 0.0
-    lookahead: int = 0
+    deep: Evaluator | None = None
+    candidates: int = 3
+    margin: float = float("inf")
 
     def choose(self, rules: Rules, position: Position, dice: Dice, rng: random.Random) -> Play:
         plays = rules.legal_plays(position, dice)
@@ -87,11 +107,15 @@ class SearchPlayer:
         scores = score_plays(rules, self.evaluator, position, plays)
         if self.noise > 0.0:
             scores = [s + rng.gauss(0.0, self.noise) for s in scores]
-        if self.lookahead > 1 and max(scores) < WIN_VALUE:
-            ranked = sorted(range(len(plays)), key=lambda i: -scores[i])[: self.lookahead]
-            deep = {i: reply_value(rules, self.evaluator, plays[i].position) for i in ranked}
-            return plays[max(ranked, key=lambda i: (deep[i], -ranked.index(i)))]
-        return pick_best(plays, scores)
+        top = max(scores)
+        if self.deep is None or top >= WIN_VALUE:
+            return pick_best(plays, scores)
+        ranked = sorted(range(len(plays)), key=lambda i: (-scores[i], i))[: self.candidates]
+        ranked = [i for i in ranked if scores[i] >= top - self.margin]
+        if len(ranked) == 1:
+            return plays[ranked[0]]
+        deep = self.deep.values(rules, position, [plays[i].position for i in ranked])
+        return pick_best([plays[i] for i in ranked], deep)
 
 
 def pick_best(plays: Sequence[Play], scores: Sequence[float]) -> Play:

@@ -54,6 +54,25 @@ def _strategy() -> Any:
     return bgbot_cpp.create_strategy(weights.strategy_type, weights.weight_paths_list, weights.hidden_sizes_list)
 
 
+@cache
+def _strategy_2ply() -> Any:
+    """bgsage's 2-ply search (one opponent roll deeper than the raw net), single-threaded."""
+    import bgbot_cpp
+    from bgsage.weights import default_weights
+
+    weights = default_weights()
+    return bgbot_cpp.create_multipy(
+        weights.strategy_type,
+        weights.weight_paths_list,
+        weights.hidden_sizes_list,
+        n_plies=2,
+        filter_max_moves=5,
+        filter_threshold=0.08,
+        parallel_evaluate=False,
+        parallel_threads=0,
+    )
+
+
 def net_probabilities(before: Position, after: Position) -> list[float]:
     """[win, win gammon, win backgammon, lose gammon, lose backgammon] for the side that just moved."""
     result = _strategy().evaluate_board(bgsage_board(after), bgsage_board(before))
@@ -61,9 +80,18 @@ def net_probabilities(before: Position, after: Position) -> list[float]:
 
 
 class NetEvaluator:
-    """Cubeless money equity of the position after a play (mars 2, koks 3), for the mover."""
+    """Cubeless money equity of the position after a play (mars 2, koks 3), for the mover: the raw
+    network, or with `plies=2` bgsage's search over the opponent's next roll."""
+
+    def __init__(self, plies: int = 1) -> None:
+        if plies not in (1, 2):
+            raise ValueError(f"NetEvaluator plies must be 1 or 2, not {plies}")
+        self.plies = plies
+
+    def __repr__(self) -> str:
+        return f"NetEvaluator(plies={self.plies})"
 
     def values(self, rules: Rules, before: Position, after: Sequence[Position]) -> list[float]:
-        strategy = _strategy()
+        strategy = _strategy() if self.plies == 1 else _strategy_2ply()
         pre = bgsage_board(before)
         return [float(strategy.evaluate_board(bgsage_board(p), pre)["equity"]) for p in after]

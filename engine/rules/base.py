@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from engine.dice import Dice
-from engine.errors import IllegalPlayError, InvalidPositionError, NardyError
+from engine.errors import (
+    AmbiguousMoveError,
+    IllegalPlayError,
+    InvalidDiceError,
+    InvalidMoveError,
+    InvalidPositionError,
+    NardyError,
+)
 from engine.moves import Move, Play, parse_hops
 from engine.options import Options
 from engine.position import Board, Position, check_shape
@@ -293,17 +300,17 @@ class Rules(ABC):
 
     def legal_plays(self, position: Position, dice: Dice | tuple[int, int]) -> list[Play]:
         """Every distinct legal outcome of the turn (RULES §2.3-§2.4). A pass is one empty play."""
-        return self._plays_and_length(position, Dice.of(dice))[1]
+        return self._plays_and_length(position, self._dice(position, dice))[1]
 
     def max_dice_used(self, position: Position, dice: Dice | tuple[int, int]) -> int:
         """M of RULES §2.3: how many dice the legal plays use."""
-        return self._plays_and_length(position, Dice.of(dice))[0]
+        return self._plays_and_length(position, self._dice(position, dice))[0]
 
     def turn_step(
         self, position: Position, dice: Dice | tuple[int, int], moves: Sequence[Move | tuple[int, int]] = ()
     ) -> TurnStep:
         """The legal next single moves after `moves` (each a Move or (src, die)) within a turn."""
-        dice = Dice.of(dice)
+        dice = self._dice(position, dice)
         self.validate(position)
         head_limit = self._head_limit(position, dice)
         longest, outcomes = self._outcomes(position, dice, head_limit)
@@ -373,40 +380,52 @@ class Rules(ABC):
         return result
 
     def parse_play(self, position: Position, dice: Dice | tuple[int, int], text: str) -> Play:
-        """The legal play written as `text` (`24/18 13/11*`, `bar/22`, `6/off`, `24/13`, `6/2(2)`)."""
-        dice = Dice.of(dice)
-        hops = parse_hops(text)
-        plays = self.legal_plays(position, dice)
-        by_position = {p.position: p for p in plays}
+        """The legal play written as `text` (`24/18 13/11*`, `bar/22`, `6/off`, `24/13`, `6/2(2)`).
+
+        Hit marks choose between plays that differ only in hitting; text that still fits several
+        different plays raises AmbiguousMoveError."""
+        dice = self._dice(position, dice)
+        try:
+            hops = parse_hops(text)
+        except InvalidMoveError as exc:
+            raise InvalidMoveError(f"{exc} in {self.describe(position)}") from None
+        by_position = {p.position: p for p in self.legal_plays(position, dice)}
         flags = self._turn_flags(position, dice)
         head_limit = self._head_limit(position, dice)
-        found: list[Position] = []
+        found: dict[Position, bool] = {}  # reachable outcome -> whether the hit marks fit exactly
 
-        def walk(x: Counts, o: Counts, left: tuple[int, ...], i: int, at: int | None) -> None:
+        def walk(x: Counts, o: Counts, left: tuple[int, ...], i: int, at: int | None, exact: bool) -> None:
             if i == len(hops):
                 pos = Position(tuple(x), tuple(o), *flags)
                 if pos in by_position:
-                    found.append(pos)
+                    found[pos] = found.get(pos, False) or exact
                 return
-            src, dst = hops[i]
+            src, dst, marked = hops[i]
             start = src if at is None else at
             for move in self._candidates(x, o, left, head_limit, position.x[24]):
-                if move[0] != start:
-                    continue
-                if move[1] < dst:
-                    continue  # overshoots the hop's target
+                if move[0] != start or move[1] < dst:
+                    continue  # another checker, or overshooting the hop's target
                 x2, o2 = x[:], o[:]
                 self._apply(x2, o2, move)
                 if move[1] == dst:
-                    walk(x2, o2, _without(left, move[2]), i + 1, None)
+                    walk(x2, o2, _without(left, move[2]), i + 1, None, exact and move[3] == marked)
                 else:  # a combined move written as one hop, e.g. 24/13: go on with the same checker
-                    walk(x2, o2, _without(left, move[2]), i, move[1])
+                    walk(x2, o2, _without(left, move[2]), i, move[1], exact and not move[3])
 
-        walk(list(position.x), list(position.o), dice.values, 0, None)
+        walk(list(position.x), list(position.o), dice.values, 0, None, True)
         if not found:
             raise IllegalPlayError(f"play {text!r} is not legal with {dice} in {self.describe(position)}")
-        play = by_position[found[0]]
-        return play
+        fitting = [p for p, exact in found.items() if exact] or list(found)
+        if len(fitting) > 1:
+            options = ", ".join(str(by_position[p]) for p in fitting)
+            raise AmbiguousMoveError(f"play {text!r} fits {len(fitting)} plays ({options}) with {dice} in {self.describe(position)}")
+        return by_position[fitting[0]]
+
+    def _dice(self, position: Position, dice: Dice | tuple[int, int]) -> Dice:
+        try:
+            return Dice.of(dice)
+        except InvalidDiceError as exc:
+            raise InvalidDiceError(f"{exc} in {self.describe(position)}") from None
 
     # ----- what the renderer and the computer opponent need ---------------------------------------
     def pip_counts(self, position: Position) -> tuple[int, int]:

@@ -10,6 +10,7 @@ import random
 from collections.abc import Iterator
 
 from engine import Dice, Position, Rules, Side, to_absolute
+from tests.engine.reference_long import l_point, violates_block
 
 CHECKERS = 15
 
@@ -37,7 +38,7 @@ def random_short_position(rng: random.Random) -> Position:
     (all its checkers home or off), and O keeps clear of X's points."""
     x = [0] * 26
     bearing_off = rng.random() < 1 / 3
-    x_slots = list(range(0, 7)) if bearing_off else list(range(0, 26))
+    x_slots = list(range(7)) if bearing_off else list(range(26))
     x_slots = rng.sample(x_slots, rng.randint(1, min(7, len(x_slots))))
     for _ in range(CHECKERS):
         x[rng.choice(x_slots)] += 1
@@ -59,3 +60,30 @@ def both_colours_on_a_point(game: str, position: Position) -> list[int]:
     x_points = {to_absolute(game, Side.WHITE, p) for p in range(1, 25) if position.x[p]}
     o_points = {to_absolute(game, Side.BLACK, q) for q in range(1, 25) if position.o[q]}
     return sorted(x_points & o_points)
+
+
+def random_long_position(rng: random.Random, block_rule: str = "ahead") -> Position:
+    """A valid long-nardy position: no bar, borne-off checkers only with all the rest home, one colour a
+    point, no illegal six-block for either side; random first-turn flags. Heads and homes are likely."""
+    while True:
+        x = _long_side(rng, taken=set())
+        o = _long_side(rng, taken={l_point(p) for p in range(1, 25) if x[p]})
+        if x[0] < CHECKERS and o[0] < CHECKERS and not violates_block(x, o, block_rule) \
+                and not violates_block(o, x, block_rule):
+            break
+    x_first, o_first = rng.random() < 0.2, rng.random() < 0.2
+    opening = (rng.randint(1, 6), rng.randint(1, 6)) if rng.random() < 0.2 else None
+    return Position(x, o, x_first, o_first, None if opening is None else (min(opening), max(opening)))
+
+
+def _long_side(rng: random.Random, taken: set[int]) -> tuple[int, ...]:
+    """15 checkers for one side, avoiding its own points in `taken`."""
+    counts = [0] * 26
+    bearing_off = rng.random() < 0.3
+    slots = [p for p in (range(7) if bearing_off else range(1, 25)) if p not in taken]
+    chosen = rng.sample(slots, rng.randint(1, min(9, len(slots))))
+    if not bearing_off and rng.random() < 0.5 and 24 not in taken:
+        chosen.append(24)  # the head
+    for _ in range(CHECKERS):
+        counts[rng.choice(chosen)] += 1
+    return tuple(counts)

@@ -105,3 +105,14 @@ def test_str_and_repr_help_a_reader_of_a_failed_test() -> None:
     assert "X {24:2, 13:5, 8:3, 6:5}" in str(start)
     assert eval(repr(start), {"Position": Position}) == start
     assert "x5" in SHORT.diagram(start) and "o5" in SHORT.diagram(start)
+
+
+def test_hit_marks_choose_between_plays_and_ambiguous_text_is_refused() -> None:
+    from engine import AmbiguousMoveError
+
+    position = Position.from_counts({13: 15}, {13: 1, 24: 14})  # O's blot on X-point 12
+    quiet = SHORT.parse_play(position, (6, 1), "13/6")
+    assert str(quiet) == "13/7 7/6"
+    assert "*" in str(SHORT.parse_play(position, (6, 1), "13/12*/6"))
+    with pytest.raises(AmbiguousMoveError, match="fits 2 plays"):
+        SHORT.parse_play(position, (6, 1), "13/6*")
