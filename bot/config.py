@@ -51,7 +51,7 @@ class Config:
     @property
     def base_file_url(self) -> str:
         root = (self.api_url or "https://api.telegram.org").rstrip("/")
-        root = root[: -len("/bot")] if root.endswith("/bot") else root
+        root = root.removesuffix("/bot")
         return f"{root}/file/bot"
 
 

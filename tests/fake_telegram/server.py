@@ -7,6 +7,7 @@ and multipart uploads (sendPhoto, editMessageMedia). Faults can be injected per 
 
 from __future__ import annotations
 
+import copy
 import email.parser
 import email.policy
 import itertools
@@ -113,7 +114,8 @@ def _parse_multipart(content_type: str, body: bytes) -> tuple[dict[str, Any], di
     files: dict[str, bytes] = {}
     for part in msg.iter_parts():
         name = part.get_param("name", header="content-disposition")
-        payload = part.get_payload(decode=True) or b""
+        raw = part.get_payload(decode=True)
+        payload = raw if isinstance(raw, bytes) else b""
         if part.get_filename() is not None:
             files[str(name)] = payload
         else:
@@ -152,11 +154,12 @@ class FakeTelegram:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+            def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802 - stdlib name
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
                 status, answer = fake._dispatch(self.path, self.headers.get("Content-Type", ""), body)
@@ -165,9 +168,12 @@ class FakeTelegram:
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up (bot stopping)
+                    pass
 
-            do_GET = do_POST  # noqa: N815
+            do_GET = do_POST
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
@@ -186,8 +192,8 @@ class FakeTelegram:
     def api_url(self) -> str:
         """The root URL, as TELEGRAM_API_URL takes it (the bot appends /bot<token>)."""
         assert self._server is not None, "the fake Telegram server is not started"
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        port = self._server.server_address[1]
+        return f"http://127.0.0.1:{port}"
 
     # ------------------------------------------------------------------ HTTP dispatch
 
@@ -195,7 +201,7 @@ class FakeTelegram:
         prefix = f"/bot{self.token}/"
         if not path.startswith(prefix):
             return 404, {"ok": False, "error_code": 404, "description": "Not Found"}
-        method = path[len(prefix):].split("?")[0]
+        method = path[len(prefix) :].split("?")[0]
         params: dict[str, Any]
         files: dict[str, bytes] = {}
         if content_type.startswith("multipart/form-data"):
@@ -237,21 +243,27 @@ class FakeTelegram:
 
     # ------------------------------------------------------------------ Bot API methods
 
-    def _api_getMe(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:  # noqa: N802
-        return {"id": BOT_ID, "is_bot": True, "first_name": "Nardy", "username": BOT_USERNAME,
-                "can_join_groups": True, "can_read_all_group_messages": False,
-                "supports_inline_queries": False}
+    def _api_getMe(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
+        return {
+            "id": BOT_ID,
+            "is_bot": True,
+            "first_name": "Nardy",
+            "username": BOT_USERNAME,
+            "can_join_groups": True,
+            "can_read_all_group_messages": False,
+            "supports_inline_queries": False,
+        }
 
-    def _api_deleteWebhook(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:  # noqa: N802
+    def _api_deleteWebhook(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:
         return True
 
-    def _api_setMyCommands(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:  # noqa: N802
+    def _api_setMyCommands(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:
         lang = params.get("language_code") or ""
         with self._lock:
             self._state.commands[lang] = list(params["commands"])
         return True
 
-    def _api_getUpdates(self, params: dict[str, Any], files: dict[str, bytes]) -> list[dict[str, Any]]:  # noqa: N802
+    def _api_getUpdates(self, params: dict[str, Any], files: dict[str, bytes]) -> list[dict[str, Any]]:
         offset = int(params.get("offset") or 0)
         timeout = float(params.get("timeout") or 0)
         deadline = time.monotonic() + timeout
@@ -270,18 +282,19 @@ class FakeTelegram:
         self._state.messages[(chat_id, msg.message_id)] = msg
         return msg
 
-    def _api_sendMessage(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:  # noqa: N802
+    def _api_sendMessage(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
         text = str(params["text"])
         if not text.strip() or len(text) > 4096:
             raise ApiError(400, "Bad Request: message text is empty or too long")
         with self._lock:
-            msg = self._store_bot_message(int(params["chat_id"]), text=text,
-                                          reply_markup=params.get("reply_markup") or None)
+            msg = self._store_bot_message(
+                int(params["chat_id"]), text=text, reply_markup=params.get("reply_markup") or None
+            )
             return self._message_json(msg)
 
     def _photo_bytes(self, ref: Any, files: dict[str, bytes]) -> tuple[bytes, str]:
         if isinstance(ref, str) and ref.startswith("attach://"):
-            name = ref[len("attach://"):]
+            name = ref[len("attach://") :]
             if name not in files:
                 raise ApiError(400, f"Bad Request: file {name} not uploaded")
             data = files[name]
@@ -289,11 +302,11 @@ class FakeTelegram:
             data = files[ref]
         else:
             raise ApiError(400, "Bad Request: wrong photo: the fake accepts uploads only")
-        if not (data.startswith(b"\x89PNG") or data.startswith(b"\xff\xd8")):
+        if not data.startswith((b"\x89PNG", b"\xff\xd8")):
             raise ApiError(400, "Bad Request: IMAGE_PROCESS_FAILED")
         return data, f"photo-{next(self._file_ids)}"
 
-    def _api_sendPhoto(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:  # noqa: N802
+    def _api_sendPhoto(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
         photo = params.get("photo")
         if photo is None and "photo" in files:
             photo = "photo"
@@ -302,9 +315,13 @@ class FakeTelegram:
         if caption is not None and len(str(caption)) > 1024:
             raise ApiError(400, "Bad Request: message caption is too long")
         with self._lock:
-            msg = self._store_bot_message(int(params["chat_id"]), photo=data, photo_id=photo_id,
-                                          caption=None if caption is None else str(caption),
-                                          reply_markup=params.get("reply_markup") or None)
+            msg = self._store_bot_message(
+                int(params["chat_id"]),
+                photo=data,
+                photo_id=photo_id,
+                caption=None if caption is None else str(caption),
+                reply_markup=params.get("reply_markup") or None,
+            )
             return self._message_json(msg)
 
     def _editable(self, params: dict[str, Any]) -> StoredMessage:
@@ -316,44 +333,53 @@ class FakeTelegram:
             raise ApiError(400, "Bad Request: message can't be edited")
         return msg
 
-    def _api_editMessageText(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:  # noqa: N802
+    def _api_editMessageText(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
         with self._lock:
             msg = self._editable(params)
             if msg.text is None:
                 raise ApiError(400, "Bad Request: there is no text in the message to edit")
             text, markup = str(params["text"]), params.get("reply_markup") or None
             if text == msg.text and markup == msg.reply_markup:
-                raise ApiError(400, "Bad Request: message is not modified: specified new message content "
-                                    "and reply markup are exactly the same")
+                raise ApiError(
+                    400,
+                    "Bad Request: message is not modified: specified new message content "
+                    "and reply markup are exactly the same",
+                )
             msg.text, msg.reply_markup = text, markup
             msg.edits += 1
             return self._message_json(msg)
 
-    def _api_editMessageCaption(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:  # noqa: N802
+    def _api_editMessageCaption(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
         with self._lock:
             msg = self._editable(params)
             caption, markup = params.get("caption"), params.get("reply_markup") or None
             if caption is not None and len(str(caption)) > 1024:
                 raise ApiError(400, "Bad Request: message caption is too long")
             if caption == msg.caption and markup == msg.reply_markup:
-                raise ApiError(400, "Bad Request: message is not modified: specified new message content "
-                                    "and reply markup are exactly the same")
+                raise ApiError(
+                    400,
+                    "Bad Request: message is not modified: specified new message content "
+                    "and reply markup are exactly the same",
+                )
             msg.caption, msg.reply_markup = caption, markup
             msg.edits += 1
             return self._message_json(msg)
 
-    def _api_editMessageReplyMarkup(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:  # noqa: N802
+    def _api_editMessageReplyMarkup(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
         with self._lock:
             msg = self._editable(params)
             markup = params.get("reply_markup") or None
             if markup == msg.reply_markup:
-                raise ApiError(400, "Bad Request: message is not modified: specified new message content "
-                                    "and reply markup are exactly the same")
+                raise ApiError(
+                    400,
+                    "Bad Request: message is not modified: specified new message content "
+                    "and reply markup are exactly the same",
+                )
             msg.reply_markup = markup
             msg.edits += 1
             return self._message_json(msg)
 
-    def _api_editMessageMedia(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:  # noqa: N802
+    def _api_editMessageMedia(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
         media = params["media"]
         if not isinstance(media, dict) or media.get("type") != "photo":
             raise ApiError(400, "Bad Request: the fake edits photos only")
@@ -371,18 +397,19 @@ class FakeTelegram:
             msg.edits += 1
             return self._message_json(msg)
 
-    def _api_deleteMessage(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:  # noqa: N802
+    def _api_deleteMessage(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:
         with self._lock:
             msg = self._editable(params)
             msg.deleted = True
             return True
 
-    def _api_answerCallbackQuery(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:  # noqa: N802
+    def _api_answerCallbackQuery(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:
         qid = str(params["callback_query_id"])
         with self._lock:
             if qid in self._state.answers:
-                raise ApiError(400, "Bad Request: query is too old and response timeout expired or query ID "
-                                    "is invalid")
+                raise ApiError(
+                    400, "Bad Request: query is too old and response timeout expired or query ID is invalid"
+                )
             self._state.answers[qid] = CallbackAnswer(qid, params.get("text"), bool(params.get("show_alert")))
             return True
 
@@ -396,13 +423,19 @@ class FakeTelegram:
 
     def _message_json(self, msg: StoredMessage) -> dict[str, Any]:
         chat = self._state.chats[msg.chat_id]
-        out: dict[str, Any] = {"message_id": msg.message_id, "date": int(time.time()), "chat": self._chat_json(chat)}
+        out: dict[str, Any] = {
+            "message_id": msg.message_id,
+            "date": int(time.time()),
+            "chat": self._chat_json(chat),
+        }
         if msg.from_bot:
             out["from"] = {"id": BOT_ID, "is_bot": True, "first_name": "Nardy", "username": BOT_USERNAME}
         if msg.text is not None:
             out["text"] = msg.text
         if msg.photo is not None:
-            out["photo"] = [{"file_id": msg.photo_id, "file_unique_id": msg.photo_id, "width": 800, "height": 600}]
+            out["photo"] = [
+                {"file_id": msg.photo_id, "file_unique_id": msg.photo_id, "width": 800, "height": 600}
+            ]
         if msg.caption is not None:
             out["caption"] = msg.caption
         if msg.reply_markup:
@@ -439,14 +472,23 @@ class FakeTelegram:
         """A user writes `text` in a chat; a leading /command gets its bot_command entity."""
         with self._lock:
             chat = self._state.chats[chat_id]
-            msg = StoredMessage(chat_id=chat_id, message_id=next(self._message_ids), from_bot=False,
-                                text=text, sender_id=user["id"])
+            msg = StoredMessage(
+                chat_id=chat_id,
+                message_id=next(self._message_ids),
+                from_bot=False,
+                text=text,
+                sender_id=user["id"],
+            )
             self._state.messages[(chat_id, msg.message_id)] = msg
-            payload: dict[str, Any] = {"message_id": msg.message_id, "date": int(time.time()), "from": user,
-                                       "chat": self._chat_json(chat), "text": text}
+            payload: dict[str, Any] = {
+                "message_id": msg.message_id,
+                "date": int(time.time()),
+                "from": user,
+                "chat": self._chat_json(chat),
+                "text": text,
+            }
             if text.startswith("/"):
-                payload["entities"] = [{"type": "bot_command", "offset": 0,
-                                        "length": len(text.split()[0])}]
+                payload["entities"] = [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}]
         self.push_update("message", payload)
         return msg
 
@@ -454,8 +496,13 @@ class FakeTelegram:
         """A user presses a button with callback `data` under `msg`; returns the callback query id."""
         with self._lock:
             qid = f"q{next(self._query_ids)}"
-            payload = {"id": qid, "from": user, "chat_instance": str(msg.chat_id), "data": data,
-                       "message": self._message_json(msg)}
+            payload = {
+                "id": qid,
+                "from": user,
+                "chat_instance": str(msg.chat_id),
+                "data": data,
+                "message": self._message_json(msg),
+            }
         self.push_update("callback_query", payload)
         return qid
 
@@ -488,16 +535,21 @@ class FakeTelegram:
         return self.wait_for(lambda: self._state.answers.get(query_id), timeout, f"answer to {query_id}")
 
     def messages(self, chat_id: int, include_deleted: bool = False) -> list[StoredMessage]:
+        """Snapshots (copies) of a chat's messages, oldest first."""
         with self._lock:
-            return [m for (c, _), m in sorted(self._state.messages.items())
-                    if c == chat_id and (include_deleted or not m.deleted)]
+            return [
+                copy.copy(m)
+                for (c, _), m in sorted(self._state.messages.items())
+                if c == chat_id and (include_deleted or not m.deleted)
+            ]
 
     def bot_messages(self, chat_id: int) -> list[StoredMessage]:
         return [m for m in self.messages(chat_id) if m.from_bot]
 
     def message(self, chat_id: int, message_id: int) -> StoredMessage:
+        """A snapshot (copy) of one message as it is now."""
         with self._lock:
-            return self._state.messages[(chat_id, message_id)]
+            return copy.copy(self._state.messages[(chat_id, message_id)])
 
     def calls(self, method: str | None = None) -> list[tuple[str, dict[str, Any]]]:
         with self._lock:

@@ -22,7 +22,12 @@ class SimUser:
 
     @property
     def json(self) -> dict[str, object]:
-        return {"id": self.id, "is_bot": False, "first_name": self.first_name, "language_code": self.language_code}
+        return {
+            "id": self.id,
+            "is_bot": False,
+            "first_name": self.first_name,
+            "language_code": self.language_code,
+        }
 
     def say(self, text: str, chat_id: int | None = None) -> StoredMessage:
         """Write `text` (e.g. "/newgame") in a chat; the private chat with the bot by default."""
@@ -40,8 +45,10 @@ class SimUser:
         for b in current.buttons:
             if test(b["text"]) and "callback_data" in b:
                 return str(b["callback_data"])
-        raise AssertionError(f"no button matching {match!r} under message {msg.message_id} in chat "
-                             f"{msg.chat_id}; buttons: {current.button_texts}")
+        raise AssertionError(
+            f"no button matching {match!r} under message {msg.message_id} in chat "
+            f"{msg.chat_id}; buttons: {current.button_texts}"
+        )
 
     def press(self, msg: StoredMessage, match: str | Callable[[str], bool]) -> CallbackAnswer:
         """Press the first button under `msg` whose text contains `match` and wait for the answer."""
@@ -49,8 +56,9 @@ class SimUser:
         assert isinstance(answer, CallbackAnswer)
         return answer
 
-    def wait_message(self, predicate: Callable[[StoredMessage], bool], chat_id: int | None = None,
-                     timeout: float = 10.0) -> StoredMessage:
+    def wait_message(
+        self, predicate: Callable[[StoredMessage], bool], chat_id: int | None = None, timeout: float = 10.0
+    ) -> StoredMessage:
         """The newest bot message in a chat (the private one by default) that satisfies predicate."""
         chat = self.id if chat_id is None else chat_id
 

@@ -1,0 +1,123 @@
+"""Callback data: short routed strings (<= 64 bytes) carrying the game id and the state version.
+
+  m:<game>:<version>:<src>:<die>   a single move          u:<game>:<version>  undo
+  d:<game>:<version>               done                   r:<game>:<version>  rematch
+  ry:<game>:<number>:<user> / rn:  resign yes / no (only the user who asked)
+  v:<user>:<variant>               new game: variant      o:<user>:<variant>:c|f  opponent: computer / friend
+  l:<user>:<variant>:<level>       computer level         j:<lobby> / x:<lobby>   join / cancel a group lobby
+  xi:<token>                       withdraw an invitation
+Anything else is garbage; decode() raises BadCallback and the user gets a short alert."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+MAX_BYTES = 64
+_ID = r"[A-Za-z0-9_-]{1,24}"
+_PATTERNS: dict[str, re.Pattern[str]] = {
+    "m": re.compile(rf"^m:(?P<game>{_ID}):(?P<version>\d{{1,9}}):(?P<src>\d{{1,2}}):(?P<die>[1-6])$"),
+    "u": re.compile(rf"^u:(?P<game>{_ID}):(?P<version>\d{{1,9}})$"),
+    "d": re.compile(rf"^d:(?P<game>{_ID}):(?P<version>\d{{1,9}})$"),
+    "r": re.compile(rf"^r:(?P<game>{_ID}):(?P<version>\d{{1,9}})$"),
+    "ry": re.compile(rf"^ry:(?P<game>{_ID}):(?P<number>\d{{1,9}}):(?P<user>\d{{1,20}})$"),
+    "rn": re.compile(rf"^rn:(?P<game>{_ID}):(?P<number>\d{{1,9}}):(?P<user>\d{{1,20}})$"),
+    "v": re.compile(r"^v:(?P<user>\d{1,20}):(?P<variant>short|long)$"),
+    "o": re.compile(r"^o:(?P<user>\d{1,20}):(?P<variant>short|long):(?P<who>[cf])$"),
+    "l": re.compile(r"^l:(?P<user>\d{1,20}):(?P<variant>short|long):(?P<level>[a-z]{1,16})$"),
+    "j": re.compile(rf"^j:(?P<lobby>{_ID})$"),
+    "x": re.compile(rf"^x:(?P<lobby>{_ID})$"),
+    "xi": re.compile(rf"^xi:(?P<token>{_ID})$"),
+}
+# the routing pattern for CallbackQueryHandler: every action this module knows
+ROUTE = re.compile(r"^(" + "|".join(_PATTERNS) + r"):")
+
+
+class BadCallback(ValueError):
+    """Callback data that this bot never sends (forged, truncated, from another bot version)."""
+
+
+@dataclass(frozen=True)
+class Callback:
+    action: str
+    game: str = ""
+    version: int = 0
+    number: int = 0
+    src: int = 0
+    die: int = 0
+    user: int = 0
+    variant: str = ""
+    who: str = ""
+    level: str = ""
+    lobby: str = ""
+    token: str = ""
+
+
+def _checked(data: str) -> str:
+    if len(data.encode()) > MAX_BYTES:
+        raise ValueError(f"callback data {data!r} is longer than {MAX_BYTES} bytes")
+    return data
+
+
+def move(game: str, version: int, src: int, die: int) -> str:
+    return _checked(f"m:{game}:{version}:{src}:{die}")
+
+
+def undo(game: str, version: int) -> str:
+    return _checked(f"u:{game}:{version}")
+
+
+def done(game: str, version: int) -> str:
+    return _checked(f"d:{game}:{version}")
+
+
+def rematch(game: str, version: int) -> str:
+    return _checked(f"r:{game}:{version}")
+
+
+def resign(game: str, number: int, user: int, yes: bool) -> str:
+    return _checked(f"{'ry' if yes else 'rn'}:{game}:{number}:{user}")
+
+
+def variant(user: int, name: str) -> str:
+    return _checked(f"v:{user}:{name}")
+
+
+def opponent(user: int, name: str, who: str) -> str:
+    return _checked(f"o:{user}:{name}:{who}")
+
+
+def level(user: int, name: str, level_name: str) -> str:
+    return _checked(f"l:{user}:{name}:{level_name}")
+
+
+def join(lobby: str) -> str:
+    return _checked(f"j:{lobby}")
+
+
+def cancel_lobby(lobby: str) -> str:
+    return _checked(f"x:{lobby}")
+
+
+def cancel_invite(token: str) -> str:
+    return _checked(f"xi:{token}")
+
+
+def decode(data: str | None) -> Callback:
+    """Parse callback data; BadCallback if it is not something this bot sends."""
+    if not data or len(data.encode()) > MAX_BYTES:
+        raise BadCallback(f"callback data {data!r:.80} is empty or too long")
+    action = data.split(":", 1)[0]
+    pattern = _PATTERNS.get(action)
+    match = pattern.match(data) if pattern else None
+    if match is None:
+        raise BadCallback(f"callback data {data!r} is not a known button")
+    fields = match.groupdict()
+    values: dict[str, Any] = {
+        k: int(v) if k in ("version", "number", "src", "die", "user") else v for k, v in fields.items()
+    }
+    callback = Callback(action=action, **values)
+    if action == "m" and not 1 <= callback.src <= 25:
+        raise BadCallback(f"callback data {data!r}: point {callback.src} is not 1..25")
+    return callback

@@ -1,0 +1,155 @@
+"""Translated texts about a table: names, the caption under the board, the status line on the image."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.i18n import Texts
+from bot.table import Person, Table
+from engine import Phase, Side, WinKind
+
+CAPTION_LIMIT = 1024
+
+
+def level_name(t: Texts, level: str) -> str:
+    names = {
+        "beginner": t.gettext("beginner"),
+        "intermediate": t.gettext("intermediate"),
+        "expert": t.gettext("expert"),
+    }
+    return names.get(level, level)
+
+
+def variant_name(t: Texts, variant: str) -> str:
+    return t.gettext("Long nardy") if variant == "long" else t.gettext("Short nardy (backgammon)")
+
+
+def person_name(t: Texts, person: Person) -> str:
+    if person.is_computer:
+        assert person.level is not None
+        return t.gettext("Computer ({level})", level=level_name(t, person.level))
+    return person.name
+
+
+def names(t: Texts, table: Table) -> tuple[str, str]:
+    return person_name(t, table.players[0]), person_name(t, table.players[1])
+
+
+def win_kind(t: Texts, kind: WinKind) -> str:
+    return {
+        WinKind.OIN: t.gettext("oin"),
+        WinKind.MARS: t.gettext("mars"),
+        WinKind.KOKS: t.gettext("koks"),
+        WinKind.HOME_MARS: t.gettext("home mars"),
+    }.get(kind, kind.name.lower())
+
+
+def points(t: Texts, n: int) -> str:
+    return t.ngettext("{n} point", "{n} points", n)
+
+
+def _event_line(t: Texts, table: Table, who: tuple[str, str], event: dict[str, Any]) -> str | None:
+    kind = event.get("k")
+    if kind == "opening":
+        if event.get("first") is None:
+            return t.gettext(
+                "Opening roll: {white} {w}, {black} {b}: a tie, rolling again.",
+                white=who[0],
+                black=who[1],
+                w=event["w"],
+                b=event["b"],
+            )
+        return t.gettext(
+            "Opening roll: {white} {w}, {black} {b}. {first} moves first.",
+            white=who[0],
+            black=who[1],
+            w=event["w"],
+            b=event["b"],
+            first=who[int(event["first"])],
+        )
+    if kind == "play":
+        name = who[int(event["s"])]
+        how = event.get("how")
+        if how == "pass":
+            return t.gettext("{name} rolled {dice} and cannot move.", name=name, dice=event["d"])
+        if how == "forced":
+            return t.gettext(
+                "{name} rolled {dice}; the only move was played: {play}.",
+                name=name,
+                dice=event["d"],
+                play=event["p"],
+            )
+        return t.gettext(
+            "{name} rolled {dice} and played {play}.", name=name, dice=event["d"], play=event["p"]
+        )
+    if kind == "resign":
+        return t.gettext("{name} resigned.", name=who[int(event["s"])])
+    return None
+
+
+def status_line(t: Texts, table: Table, viewer: Side | None) -> str:
+    """The one line drawn on the image."""
+    game = table.game
+    who = names(t, table)
+    if game.phase is Phase.OVER and game.result is not None:
+        return t.gettext(
+            "{name} wins: {kind}", name=who[game.result.winner], kind=win_kind(t, game.result.kind)
+        )
+    if game.phase is Phase.MOVE and game.dice is not None:
+        if viewer is game.turn:
+            return t.gettext("Your move: {dice}", dice=str(game.dice))
+        return t.gettext("{name} to move: {dice}", name=who[game.turn], dice=str(game.dice))
+    return t.gettext("{name} to roll", name=who[game.turn])
+
+
+def caption(t: Texts, table: Table, viewer: Side | None) -> str:
+    """The caption under the board: players, what happened, whose turn with which dice, pips, result."""
+    game = table.game
+    who = names(t, table)
+    lines = [
+        t.gettext("{variant}, game {number}", variant=variant_name(t, game.game), number=table.number),
+        t.gettext("⚪ {white} vs ⚫ {black}", white=who[0], black=who[1]),
+    ]
+    if table.number > 1 or any(table.score):
+        lines.append(
+            t.gettext(
+                "Series: {white} {w} : {b} {black}",
+                white=who[0],
+                black=who[1],
+                w=table.score[0],
+                b=table.score[1],
+            )
+        )
+    lines.append("")
+    for event in table.events:
+        line = _event_line(t, table, who, event)
+        if line:
+            lines.append(line)
+    if game.phase is Phase.OVER and game.result is not None:
+        result = game.result
+        lines.append(
+            t.gettext(
+                "{name} wins: {kind}, {points}.",
+                name=who[result.winner],
+                kind=win_kind(t, result.kind),
+                points=points(t, result.points),
+            )
+        )
+        lines.append(t.gettext("Press Rematch to play again."))
+    elif game.phase is Phase.MOVE and game.dice is not None:
+        if viewer is game.turn:
+            lines.append(t.gettext("Your move, dice {dice}.", dice=str(game.dice)))
+        else:
+            lines.append(t.gettext("{name} moves, dice {dice}.", name=who[game.turn], dice=str(game.dice)))
+        made = table.made_moves()
+        if made:
+            lines.append(t.gettext("Moves so far: {moves}", moves=" ".join(str(m) for m in made)))
+        mover, other = game.rules.pip_counts(table.step().position)  # after the moves made so far
+        white_pips, black_pips = (mover, other) if game.turn is Side.WHITE else (other, mover)
+        lines.append(
+            t.gettext(
+                "Pips: {white} {w}, {black} {b}", white=who[0], black=who[1], w=white_pips, b=black_pips
+            )
+        )
+    text = "\n".join(lines)
+    return text if len(text) <= CAPTION_LIMIT else text[: CAPTION_LIMIT - 1] + "…"

@@ -1,0 +1,280 @@
+"""Redis storage behind a small interface. Every change of a game is a compare-and-set on its version.
+
+Keys (all JSON unless said otherwise):
+  nardy:game:<id>             the table (Table.to_json(): engine Game.to_json(), players, version, turn state)
+  nardy:game:<id>:messages    hash: target key ("g", "w", "b") -> message id of the board message
+  nardy:chat:<chat_id>:game   the id of the chat's current game
+  nardy:lobby:<chat_id>       a group's open lobby
+  nardy:invite:<token>        a friend invitation (used once, expires)
+  nardy:user:<user_id>:invite the token of the user's pending invitation
+Active games live 30 days after their last change, finished ones 7 days, lobbies and invites 1 day.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError, WatchError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from bot.table import Invite, Lobby, Table
+
+log = logging.getLogger(__name__)
+
+ACTIVE_TTL = 30 * 24 * 3600
+FINISHED_TTL = 7 * 24 * 3600
+LOBBY_TTL = 24 * 3600
+INVITE_TTL = 24 * 3600
+
+
+class StorageError(RuntimeError):
+    """Base of the storage errors the bot turns into a friendly line."""
+
+
+class StorageUnavailable(StorageError):
+    """Redis could not be reached (connection refused, timeout, loading)."""
+
+
+class VersionConflict(StorageError):
+    """The stored version is not the one this change was made from: someone else changed it first."""
+
+
+def game_key(game_id: str) -> str:
+    return f"nardy:game:{game_id}"
+
+
+def messages_key(game_id: str) -> str:
+    return f"nardy:game:{game_id}:messages"
+
+
+def chat_key(chat_id: int) -> str:
+    return f"nardy:chat:{chat_id}:game"
+
+
+def lobby_key(chat_id: int) -> str:
+    return f"nardy:lobby:{chat_id}"
+
+
+def invite_key(token: str) -> str:
+    return f"nardy:invite:{token}"
+
+
+def user_invite_key(user_id: int) -> str:
+    return f"nardy:user:{user_id}:invite"
+
+
+@asynccontextmanager
+async def _redis_errors(what: str) -> AsyncIterator[None]:
+    """Translate redis-py errors at the storage boundary: unreachable -> StorageUnavailable."""
+    try:
+        yield
+    except WatchError as err:
+        raise VersionConflict(f"{what}: changed concurrently") from err
+    except (RedisConnectionError, RedisTimeoutError, OSError) as err:
+        raise StorageUnavailable(f"{what}: redis unreachable: {err}") from err
+    except RedisError as err:
+        raise StorageUnavailable(f"{what}: redis error: {err}") from err
+
+
+def _ttl(table: Table) -> int:
+    return FINISHED_TTL if table.over else ACTIVE_TTL
+
+
+class Storage:
+    """Games, chats' current games, lobbies and invites in Redis."""
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        self._r = client
+
+    @classmethod
+    def from_url(cls, url: str) -> Storage:
+        client = aioredis.Redis.from_url(
+            url,
+            decode_responses=True,
+            socket_connect_timeout=2,
+            socket_timeout=5,
+            retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 1),
+            health_check_interval=30,
+        )
+        return cls(client)
+
+    async def close(self) -> None:
+        await self._r.aclose()
+
+    async def ping(self) -> bool:
+        async with _redis_errors("ping"):
+            return bool(await self._r.ping())
+
+    # ------------------------------------------------------------------ games
+
+    async def load(self, game_id: str) -> Table | None:
+        async with _redis_errors(f"load game {game_id}"), self._r.pipeline(transaction=False) as pipe:
+            pipe.get(game_key(game_id))
+            pipe.hgetall(messages_key(game_id))
+            raw, msgs = await pipe.execute()
+        if raw is None:
+            return None
+        return Table.from_json(json.loads(raw), {k: int(v) for k, v in msgs.items()})
+
+    async def game_of_chat(self, chat_id: int) -> Table | None:
+        """The chat's current game (finished ones too, until they expire)."""
+        async with _redis_errors(f"chat {chat_id} game"):
+            game_id = await self._r.get(chat_key(chat_id))
+        return None if game_id is None else await self.load(str(game_id))
+
+    async def create(self, table: Table) -> None:
+        """Store a new table and make it the current game of its chats; VersionConflict if the id exists."""
+        await self._write(table, expected=None)
+
+    async def save(self, table: Table) -> None:
+        """Compare-and-set: store `table` only if the stored version is `table.version - 1`."""
+        await self._write(table, expected=table.version - 1)
+
+    async def _write(self, table: Table, expected: int | None) -> None:
+        key = game_key(table.id)
+        ttl = _ttl(table)
+        async with (
+            _redis_errors(f"save game {table.id} v{table.version}"),
+            self._r.pipeline(transaction=True) as pipe,
+        ):
+            await pipe.watch(key)
+            raw = await pipe.get(key)
+            stored = None if raw is None else int(json.loads(raw)["version"])
+            if stored != expected:
+                raise VersionConflict(
+                    f"game {table.id}: stored version {stored}, this change was made from {expected}"
+                )
+            pipe.multi()
+            pipe.set(key, json.dumps(table.to_json(), separators=(",", ":")), ex=ttl)
+            pipe.expire(messages_key(table.id), ttl)
+            for chat_id in table.chats:
+                pipe.set(chat_key(chat_id), table.id, ex=ttl)
+            await pipe.execute()
+
+    async def set_message(self, game_id: str, target: str, message_id: int) -> None:
+        """Remember the board message of one target (not versioned: it never conflicts with moves)."""
+        async with (
+            _redis_errors(f"game {game_id} message {target}"),
+            self._r.pipeline(transaction=True) as pipe,
+        ):
+            pipe.hset(messages_key(game_id), target, str(message_id))
+            pipe.expire(messages_key(game_id), ACTIVE_TTL)
+            await pipe.execute()
+
+    async def forget_messages(self, game_id: str) -> None:
+        async with _redis_errors(f"game {game_id} messages"):
+            await self._r.delete(messages_key(game_id))
+
+    # ------------------------------------------------------------------ group lobbies
+
+    async def open_lobby(self, lobby: Lobby) -> None:
+        """Open (or replace) the chat's lobby."""
+        async with _redis_errors(f"open lobby in chat {lobby.chat_id}"):
+            await self._r.set(lobby_key(lobby.chat_id), json.dumps(lobby.to_json()), ex=LOBBY_TTL)
+
+    async def lobby(self, chat_id: int) -> Lobby | None:
+        async with _redis_errors(f"lobby in chat {chat_id}"):
+            raw = await self._r.get(lobby_key(chat_id))
+        return None if raw is None else Lobby.from_json(json.loads(raw))
+
+    async def close_lobby(self, chat_id: int, lobby_id: str) -> bool:
+        """Delete the chat's lobby if it is still `lobby_id`; False if it was already gone or replaced."""
+        key = lobby_key(chat_id)
+        async with (
+            _redis_errors(f"close lobby {lobby_id} in chat {chat_id}"),
+            self._r.pipeline(transaction=True) as pipe,
+        ):
+            await pipe.watch(key)
+            raw = await pipe.get(key)
+            if raw is None or json.loads(raw)["id"] != lobby_id:
+                return False
+            pipe.multi()
+            pipe.delete(key)
+            await pipe.execute()
+        return True
+
+    async def start_from_lobby(self, lobby: Lobby, table: Table) -> bool:
+        """Atomically close the lobby and create its game; False if the lobby is gone (joined first)."""
+        key = lobby_key(lobby.chat_id)
+        try:
+            async with _redis_errors(f"join lobby {lobby.id}"), self._r.pipeline(transaction=True) as pipe:
+                await pipe.watch(key, game_key(table.id))
+                raw = await pipe.get(key)
+                if raw is None or json.loads(raw)["id"] != lobby.id or await pipe.exists(game_key(table.id)):
+                    return False
+                pipe.multi()
+                pipe.delete(key)
+                pipe.set(
+                    game_key(table.id), json.dumps(table.to_json(), separators=(",", ":")), ex=ACTIVE_TTL
+                )
+                pipe.set(chat_key(lobby.chat_id), table.id, ex=ACTIVE_TTL)
+                await pipe.execute()
+        except VersionConflict:
+            return False
+        return True
+
+    # ------------------------------------------------------------------ friend invitations
+
+    async def put_invite(self, invite: Invite) -> str | None:
+        """Store an invitation (replacing the starter's previous one); returns the replaced token."""
+        async with _redis_errors(f"invite {invite.token}"):
+            found = await self._r.get(user_invite_key(invite.starter.user_id))
+            old = None if found is None else str(found)
+            async with self._r.pipeline(transaction=True) as pipe:
+                if old:
+                    pipe.delete(invite_key(old))
+                pipe.set(invite_key(invite.token), json.dumps(invite.to_json()), ex=INVITE_TTL)
+                pipe.set(user_invite_key(invite.starter.user_id), invite.token, ex=INVITE_TTL)
+                await pipe.execute()
+        return old if old != invite.token else None
+
+    async def peek_invite(self, token: str) -> Invite | None:
+        async with _redis_errors(f"invite {token}"):
+            raw = await self._r.get(invite_key(token))
+        return None if raw is None else Invite.from_json(json.loads(raw))
+
+    async def take_invite(self, token: str) -> Invite | None:
+        """Use an invitation up: GETDEL, so only one friend ever gets it."""
+        async with _redis_errors(f"take invite {token}"):
+            raw = await self._r.getdel(invite_key(token))
+            if raw is None:
+                return None
+            invite = Invite.from_json(json.loads(raw))
+            await self._r.delete(user_invite_key(invite.starter.user_id))
+        return invite
+
+    async def pending_invite(self, user_id: int) -> Invite | None:
+        async with _redis_errors(f"user {user_id} invite"):
+            token = await self._r.get(user_invite_key(user_id))
+        return None if token is None else await self.peek_invite(str(token))
+
+    async def cancel_invite(self, user_id: int) -> Invite | None:
+        """Withdraw the user's pending invitation; returns it, or None if there was none."""
+        async with _redis_errors(f"cancel invite of {user_id}"):
+            token = await self._r.getdel(user_invite_key(user_id))
+            if token is None:
+                return None
+            raw = await self._r.getdel(invite_key(str(token)))
+        return None if raw is None else Invite.from_json(json.loads(raw))
+
+    # ------------------------------------------------------------------ diagnostics
+
+    async def keys(self, pattern: str = "nardy:*") -> list[str]:
+        async with _redis_errors("keys"):
+            return sorted([k async for k in self._r.scan_iter(match=pattern)])
+
+    async def ttl(self, key: str) -> int:
+        async with _redis_errors(f"ttl {key}"):
+            return int(await self._r.ttl(key))
+
+    async def raw(self, key: str) -> Any:
+        async with _redis_errors(f"get {key}"):
+            return await self._r.get(key)

@@ -1,0 +1,222 @@
+"""The bot's record of one game ("table"): the engine's Game plus players, chats, turn-in-progress, version.
+
+A table is an immutable value; every change makes a new one with `version + 1`, and storage accepts
+it only if the stored version is the one it was made from (compare-and-set)."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from engine import Game, Move, Phase, Side, TurnStep
+
+FORMAT = 1
+MODES = ("group", "friend", "computer")
+
+
+def new_id(nbytes: int = 7) -> str:
+    """A short random id for a game, a lobby or an invite (URL-safe, no ':')."""
+    return secrets.token_urlsafe(nbytes)
+
+
+@dataclass(frozen=True)
+class Person:
+    """A human (or the computer, user_id 0 with a level) as the bot knows them."""
+
+    user_id: int
+    name: str
+    lang: str = "en"
+    level: str | None = None  # the computer's level; None for people
+
+    @property
+    def is_computer(self) -> bool:
+        return self.level is not None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.user_id, "name": self.name, "lang": self.lang}
+        if self.level is not None:
+            out["level"] = self.level
+        return out
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Person:
+        return cls(int(d["id"]), str(d["name"]), str(d.get("lang", "en")), d.get("level"))
+
+
+@dataclass(frozen=True)
+class Target:
+    """One message that shows the board: a group's shared message, or a player's private board."""
+
+    key: str  # "g" (group) or "w"/"b" (a player's private chat)
+    chat_id: int
+    lang: str
+    viewer: Side | None  # None: the side on turn (a group board follows the mover)
+
+
+@dataclass(frozen=True)
+class Table:
+    """One game (and its series of rematches) as the bot stores it."""
+
+    id: str
+    mode: str  # "group" | "friend" | "computer"
+    game: Game
+    players: tuple[Person, Person]  # index = Side (WHITE, BLACK)
+    lang: str  # the language of a group's shared message (the starter's)
+    chat_id: int | None = None  # the group chat (mode "group")
+    version: int = 1
+    moves: tuple[tuple[int, int], ...] = ()  # (src, die) of the single moves made this turn
+    events: tuple[dict[str, Any], ...] = ()  # what happened since the last decision of a person
+    number: int = 1  # game number within the series (rematches)
+    score: tuple[int, int] = (0, 0)  # series points (white, black)
+    messages: dict[str, int] = field(default_factory=dict, compare=False)  # target key -> message id
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"table {self.id}: mode {self.mode!r} is not one of {MODES}")
+
+    # ------------------------------------------------------------------ who and where
+
+    def side_of(self, user_id: int) -> Side | None:
+        """The side `user_id` plays, or None for a spectator."""
+        for side in (Side.WHITE, Side.BLACK):
+            p = self.players[side]
+            if not p.is_computer and p.user_id == user_id:
+                return side
+        return None
+
+    @property
+    def over(self) -> bool:
+        return self.game.phase is Phase.OVER
+
+    @property
+    def chats(self) -> tuple[int, ...]:
+        """The chats whose current game this table is."""
+        if self.mode == "group":
+            assert self.chat_id is not None
+            return (self.chat_id,)
+        return tuple(p.user_id for p in self.players if not p.is_computer)
+
+    @property
+    def targets(self) -> tuple[Target, ...]:
+        if self.mode == "group":
+            assert self.chat_id is not None
+            return (Target("g", self.chat_id, self.lang, None),)
+        return tuple(
+            Target("wb"[side], p.user_id, p.lang, Side(side))
+            for side, p in enumerate(self.players)
+            if not p.is_computer
+        )
+
+    # ------------------------------------------------------------------ the turn in progress
+
+    def step(self) -> TurnStep:
+        """The move picker's state: the engine's TurnStep after the moves made this turn."""
+        return self.game.turn_step(self.made_moves())
+
+    def made_moves(self) -> tuple[Move, ...]:
+        """The moves made this turn as engine Moves, replayed from their (src, die) pairs."""
+        made: list[Move] = []
+        for src, die in self.moves:
+            move = self.game.turn_step(tuple(made)).find(src, die)
+            if move is None:
+                raise ValueError(
+                    f"table {self.id} v{self.version}: stored move ({src}, {die}) is not legal "
+                    f"after {[str(m) for m in made]}"
+                )
+            made.append(move)
+        return tuple(made)
+
+    def bump(self, **changes: Any) -> Table:
+        """The next version of this table with `changes` applied (messages are carried along)."""
+        return replace(self, version=self.version + 1, **changes)
+
+    # ------------------------------------------------------------------ JSON
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "id": self.id,
+            "mode": self.mode,
+            "version": self.version,
+            "game": self.game.to_json(),
+            "players": [p.to_json() for p in self.players],
+            "lang": self.lang,
+            "chat_id": self.chat_id,
+            "moves": [list(m) for m in self.moves],
+            "events": list(self.events),
+            "number": self.number,
+            "score": list(self.score),
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any], messages: dict[str, int] | None = None) -> Table:
+        if d.get("format") != FORMAT:
+            raise ValueError(f"table {d.get('id')!r}: unknown record format {d.get('format')!r}")
+        white, black = (Person.from_json(p) for p in d["players"])
+        return cls(
+            id=str(d["id"]),
+            mode=str(d["mode"]),
+            game=Game.from_json(d["game"]),
+            players=(white, black),
+            lang=str(d["lang"]),
+            chat_id=d.get("chat_id"),
+            version=int(d["version"]),
+            moves=tuple((int(a), int(b)) for a, b in d.get("moves", [])),
+            events=tuple(d.get("events", [])),
+            number=int(d.get("number", 1)),
+            score=(int(d["score"][0]), int(d["score"][1])) if "score" in d else (0, 0),
+            messages=dict(messages or {}),
+        )
+
+
+@dataclass(frozen=True)
+class Lobby:
+    """A group's open invitation: the starter waits for someone to press Join."""
+
+    id: str  # becomes the game id
+    chat_id: int
+    game: str  # "short" | "long"
+    starter: Person
+    message_id: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "chat_id": self.chat_id,
+            "game": self.game,
+            "starter": self.starter.to_json(),
+            "message_id": self.message_id,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Lobby:
+        return cls(
+            str(d["id"]),
+            int(d["chat_id"]),
+            str(d["game"]),
+            Person.from_json(d["starter"]),
+            d.get("message_id"),
+        )
+
+
+@dataclass(frozen=True)
+class Invite:
+    """A private-chat invitation to a friend, redeemed once through t.me/<bot>?start=<token>."""
+
+    token: str
+    game: str
+    starter: Person
+    message_id: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "token": self.token,
+            "game": self.game,
+            "starter": self.starter.to_json(),
+            "message_id": self.message_id,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Invite:
+        return cls(str(d["token"]), str(d["game"]), Person.from_json(d["starter"]), d.get("message_id"))

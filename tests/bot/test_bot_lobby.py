@@ -1,0 +1,117 @@
+"""The group lobby, the friend invitation, /resign with confirmation, /cancel, /help, /rules, commands."""
+
+from __future__ import annotations
+
+from fake_telegram import FakeTelegram, SimUser
+from fake_telegram.play import board, invite_link, new_game_menu, reply_to, start_group_game, wait_board
+from fake_telegram.runner import BotRunner
+from fake_telegram.server import CallbackAnswer
+
+from bot.flow import ScriptedDice
+
+GROUP = -1003
+
+
+def _alert(answer: object) -> str:
+    assert isinstance(answer, CallbackAnswer) and answer.show_alert, answer
+    return str(answer.text)
+
+
+def test_group_lobby_join_cancel_and_a_third_person(tg: FakeTelegram, bot: BotRunner) -> None:
+    tg.add_chat(GROUP, "supergroup", "Club")
+    alice, bob, carol = SimUser(tg, 1, "Alice"), SimUser(tg, 2, "Bob"), SimUser(tg, 3, "Carol")
+    menu = new_game_menu(alice, GROUP)
+    assert _alert(bob.press(menu, "Short")).startswith("This menu belongs to someone else")
+    alice.press(menu, "Short")
+    lobby = tg.message(GROUP, menu.message_id)
+    assert lobby.body == "Alice wants to play Short nardy (backgammon). Who will play? Press Join."
+    assert _alert(alice.press(lobby, "Join")) == "Wait for someone else to join your game."
+    assert _alert(bob.press(lobby, "Cancel")) == "Only Alice can cancel this game."
+    join = bob.button(lobby, "Join")
+    assert not bob.press(lobby, "Join").show_alert
+    assert tg.message(GROUP, lobby.message_id).body.endswith("Alice vs Bob. The game is on!")
+    assert tg.message(GROUP, lobby.message_id).buttons == []
+    assert _alert(carol.press_data(lobby, join)) == "This game already has two players."
+    assert len([m for m in tg.bot_messages(GROUP) if m.photo is not None]) == 1
+    sent = carol.say("/newgame", GROUP)
+    again = carol.wait_message(lambda m: m.message_id > sent.message_id and m.text is not None, GROUP)
+    assert again.body == "A game is already going on here. Finish it or /resign first."
+    assert len([m for m in tg.bot_messages(GROUP) if m.photo is not None]) == 2, "the board is shown again"
+
+
+def test_the_starter_cancels_the_lobby(tg: FakeTelegram, bot: BotRunner) -> None:
+    tg.add_chat(GROUP, "group", "Club")
+    alice, bob = SimUser(tg, 1, "Alice"), SimUser(tg, 2, "Bob")
+    menu = new_game_menu(alice, GROUP)
+    alice.press(menu, "Long")
+    join = bob.button(tg.message(GROUP, menu.message_id), "Join")
+    assert not alice.press(menu, "Cancel").show_alert
+    assert tg.message(GROUP, menu.message_id).body == "The game was cancelled."
+    assert _alert(bob.press_data(menu, join)) == "This game is no longer open."
+    # /cancel withdraws a lobby too
+    menu = new_game_menu(alice, GROUP)
+    alice.press(menu, "Long")
+    assert reply_to(bob, "/cancel", GROUP).body == "Only Alice can cancel this game."
+    alice.say("/cancel", GROUP)
+    tg.wait_for(lambda: tg.message(GROUP, menu.message_id).body == "The game was cancelled.", what="cancel")
+
+
+def test_an_invitation_is_used_once_and_not_by_its_author(tg: FakeTelegram, bot: BotRunner) -> None:
+    alice, bob, carol = SimUser(tg, 1, "Alice"), SimUser(tg, 2, "Bob", "ru"), SimUser(tg, 3, "Carol")
+    invite, token = invite_link(tg, alice, "short")
+    assert f"https://t.me/nardy_test_bot?start={token}" in invite.body
+    share = next(b for b in invite.buttons if "url" in b)
+    assert share["url"].startswith(
+        "https://t.me/share/url?url=https%3A%2F%2Ft.me%2Fnardy_test_bot%3Fstart%3D"
+    )
+    assert (
+        reply_to(alice, f"/start {token}").body == "This is your own invitation. Send the link to a friend."
+    )
+    bob.say(f"/start {token}")
+    bob.wait_message(lambda m: (m.text or "").startswith("Вы играете с Alice"))
+    assert wait_board(tg, alice.id) and wait_board(tg, bob.id)
+    assert tg.message(alice.id, invite.message_id).body == "Bob accepted your invitation. The game is on!"
+    assert reply_to(carol, f"/start {token}").body == "This invitation has expired or was already used."
+    assert reply_to(carol, "/start nosuchtoken").body == "This invitation has expired or was already used."
+
+
+def test_an_invitation_can_be_withdrawn(tg: FakeTelegram, bot: BotRunner) -> None:
+    alice, bob = SimUser(tg, 1, "Alice"), SimUser(tg, 2, "Bob")
+    invite, token = invite_link(tg, alice, "long")
+    assert not alice.press(invite, "Cancel").show_alert
+    assert tg.message(alice.id, invite.message_id).body == "The invitation was withdrawn."
+    assert reply_to(bob, f"/start {token}").body == "This invitation has expired or was already used."
+    assert reply_to(alice, "/cancel").body == "You have no open invitation."
+
+
+def test_resign_asks_first_and_scores_by_the_position(
+    tg: FakeTelegram, bot: BotRunner, dice: ScriptedDice
+) -> None:
+    alice, bob, carol = SimUser(tg, 1, "Alice"), SimUser(tg, 2, "Bob"), SimUser(tg, 3, "Carol")
+    dice.push(2, 5)  # long: Bob wins the opening and rolls next
+    first = start_group_game(tg, GROUP, alice, bob, "long")
+    assert reply_to(carol, "/resign", GROUP).body == "You are not playing in this game."
+    question = reply_to(alice, "/resign", GROUP)
+    assert question.body == "Alice, do you really want to resign this game?"
+    assert _alert(bob.press(question, "Yes")).startswith("This menu belongs to someone else")
+    alice.press(question, "No")
+    assert tg.message(GROUP, question.message_id).body == "Play on!"
+    assert "Rematch" not in " ".join(board(tg, GROUP).button_texts)
+    question = reply_to(alice, "/resign", GROUP)
+    assert not alice.press(question, "Yes").show_alert
+    caption = tg.message(GROUP, first.message_id).caption or ""
+    assert "Alice resigned." in caption and "Bob wins: mars, 2 points." in caption, (
+        caption
+    )  # RULES §2.8 (long)
+    assert reply_to(alice, "/resign", GROUP).body == "There is no game going on here."
+
+
+def test_help_rules_start_and_the_command_menu(tg: FakeTelegram, bot: BotRunner) -> None:
+    ivan, anna = SimUser(tg, 5, "Иван", "ru-RU"), SimUser(tg, 6, "Anna", "de")
+    assert "/newgame" in reply_to(ivan, "/help").body and "Отменить" in reply_to(ivan, "/help").body
+    assert reply_to(anna, "/rules").body.startswith("Short nardy (backgammon): 15 checkers each")
+    assert reply_to(ivan, "/rules").body.startswith("Короткие нарды: у каждого 15 шашек")
+    assert reply_to(anna, "/start").body.startswith("Hello! I am a nardy bot")
+    commands = tg.commands()
+    assert [c["command"] for c in commands[""]] == ["start", "help", "rules", "newgame", "resign", "cancel"]
+    assert [c["description"] for c in commands["ru"]][3] == "Новая игра"

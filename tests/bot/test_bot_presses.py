@@ -1,0 +1,134 @@
+"""Every press is checked against Redis: old boards, spectators, the wrong player, forged data, double tap."""
+
+from __future__ import annotations
+
+import json
+
+import redis
+from fake_telegram import FakeTelegram, SimUser
+from fake_telegram.play import board, start_group_game
+from fake_telegram.runner import BotRunner
+from fake_telegram.server import CallbackAnswer
+
+from bot.flow import ScriptedDice
+
+GROUP = -1002
+
+
+def _version(redis_url: str, game_id: str) -> int:
+    client = redis.Redis.from_url(redis_url)
+    try:
+        return int(json.loads(client.get(f"nardy:game:{game_id}"))["version"])
+    finally:
+        client.close()
+
+
+def _alert(answer: object) -> str:
+    assert isinstance(answer, CallbackAnswer), answer
+    assert answer.show_alert, f"expected an alert, got {answer}"
+    return str(answer.text)
+
+
+def _start(tg: FakeTelegram, dice: ScriptedDice) -> tuple[SimUser, SimUser, SimUser]:
+    alice, bob, carol = SimUser(tg, 1, "Alice"), SimUser(tg, 2, "Bob"), SimUser(tg, 3, "Carol", "ru")
+    dice.push(6, 1)  # Alice (white) starts with 6-1
+    start_group_game(tg, GROUP, alice, bob, "short")
+    return alice, bob, carol
+
+
+def test_a_press_on_an_old_board_is_refused_and_changes_nothing(
+    tg: FakeTelegram, bot: BotRunner, dice: ScriptedDice, redis_url: str
+) -> None:
+    alice, _, _ = _start(tg, dice)
+    old = board(tg, GROUP)
+    old_data = alice.button(old, "13→7")
+    game_id = old_data.split(":")[1]
+    alice.press(old, "13→7")
+    version = _version(redis_url, game_id)
+    text = _alert(alice.press_data(old, old.buttons[1]["callback_data"]))
+    assert text == "This board is out of date. Use the latest message."
+    assert _version(redis_url, game_id) == version
+    assert "Moves so far: 13/7" in (board(tg, GROUP).caption or "")
+
+
+def test_spectators_and_the_player_off_turn_get_an_alert(
+    tg: FakeTelegram, bot: BotRunner, dice: ScriptedDice, redis_url: str
+) -> None:
+    alice, bob, carol = _start(tg, dice)
+    msg = board(tg, GROUP)
+    data = alice.button(msg, "13→7")
+    version = _version(redis_url, data.split(":")[1])
+    assert _alert(carol.press_data(msg, data)) == "Вы не участвуете в этой игре."
+    assert _alert(bob.press_data(msg, data)) == "It is not your turn."
+    assert _version(redis_url, data.split(":")[1]) == version
+    assert board(tg, GROUP).edits == msg.edits
+
+
+def test_forged_and_garbage_callback_data_get_an_alert(
+    tg: FakeTelegram, bot: BotRunner, dice: ScriptedDice, redis_url: str
+) -> None:
+    alice, _, _ = _start(tg, dice)
+    msg = board(tg, GROUP)
+    data = alice.button(msg, "13→7")
+    _, game_id, version, _, _ = data.split(":")
+    cases = {
+        "garbage": "This button is not valid.",
+        "m:" + "x" * 70: "This button is not valid.",
+        f"m:{game_id}:{version}:13:9": "This button is not valid.",
+        f"m:{game_id}:{version}:99:6": "This button is not valid.",
+        f"m:nosuchgame:{version}:13:6": "This game is over or no longer exists.",
+        f"m:{game_id}:{version}:12:6": "That move is not possible now.",
+        f"m:{game_id}:{version}:6:6": "That move is not possible now.",  # no bearing off yet
+        f"u:{game_id}:{version}": "There is nothing to undo.",
+        f"d:{game_id}:{version}": "Finish your move first: more checkers must move.",
+        f"r:{game_id}:{version}": "This game is not over yet.",
+        f"ry:{game_id}:1:2": "This menu belongs to someone else. Send /newgame to start your own game.",
+        "v:2:short": "This menu belongs to someone else. Send /newgame to start your own game.",
+    }
+    for forged, expected in cases.items():
+        assert _alert(alice.press_data(msg, forged)) == expected, forged
+    assert _version(redis_url, game_id) == int(version)
+    assert not bot.errors.records, bot.errors.messages()
+
+
+def test_a_double_tap_applies_once(
+    tg: FakeTelegram, bot: BotRunner, dice: ScriptedDice, redis_url: str
+) -> None:
+    alice, _, _ = _start(tg, dice)
+    msg = board(tg, GROUP)
+    data = alice.button(msg, "13→7")
+    version = _version(redis_url, data.split(":")[1])
+    first = alice.press_data(msg, data, wait=False)
+    second = alice.press_data(msg, data, wait=False)
+    answers = [tg.wait_answer(str(first)), tg.wait_answer(str(second))]
+    assert sorted(a.show_alert for a in answers) == [False, True], answers
+    alert = next(a.text for a in answers if a.show_alert)
+    assert alert in (
+        "This board is out of date. Use the latest message.",
+        "Someone was quicker. Look at the board again.",
+    )
+    assert _version(redis_url, data.split(":")[1]) == version + 1
+    assert "Moves so far: 13/7" in (board(tg, GROUP).caption or "")
+    assert "Moves so far: 13/7 13/7" not in (board(tg, GROUP).caption or "")
+
+
+def test_undo_takes_back_one_move_and_done_passes_the_turn(
+    tg: FakeTelegram, bot: BotRunner, dice: ScriptedDice
+) -> None:
+    alice, bob, _ = _start(tg, dice)
+    msg = board(tg, GROUP)
+    alice.press(msg, "13→7")
+    assert "↩ Undo" in board(tg, GROUP).button_texts
+    alice.press(msg, "Undo")
+    assert "Moves so far" not in (board(tg, GROUP).caption or "")
+    assert "↩ Undo" not in board(tg, GROUP).button_texts
+    alice.press(msg, "13→7")
+    alice.press(msg, "8→7")
+    now = board(tg, GROUP)
+    assert now.button_texts == ["↩ Undo", "✅ Done"]
+    dice.push(3, 2)
+    alice.press(msg, "Done")
+    caption = board(tg, GROUP).caption or ""
+    assert "Alice rolled 6-1 and played 13/7 8/7." in caption, caption
+    assert "Bob moves, dice 3-2." in caption, caption
+    assert _alert(alice.press_data(msg, bob.button(msg, "→"))) == "It is not your turn."

@@ -1,0 +1,103 @@
+"""Runs the real bot Application (long polling the fake Bot API) in a thread with its own event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+
+from fake_telegram.server import BOT_TOKEN
+from telegram import Update
+from telegram.ext import AIORateLimiter, Application
+
+from bot.app import build_application
+from bot.flow import ComputerPlayer, DiceSource
+from bot.storage import Storage
+
+
+class ErrorLog(logging.Handler):
+    """Collects ERROR records of the bot's loggers, so a test can show what went wrong inside."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+    def messages(self) -> list[str]:
+        return [self.format(r) for r in self.records]
+
+
+class BotRunner:
+    """start() polls the fake until stop(); a test may stop and start again (a bot restart)."""
+
+    def __init__(self, api_url: str, redis_url: str, dice: DiceSource, computer: ComputerPlayer) -> None:
+        self.api_url = api_url
+        self.redis_url = redis_url
+        self.dice = dice
+        self.computer = computer
+        self.errors = ErrorLog()
+        self.starts = 0
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._ready = threading.Event()
+        self._failure: BaseException | None = None
+
+    def start(self, timeout: float = 20.0) -> None:
+        logging.getLogger("bot").addHandler(self.errors)
+        self._ready.clear()
+        self._failure = None
+        self._thread = threading.Thread(target=self._run, name=f"bot-{self.starts}", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(timeout):
+            raise TimeoutError(f"the bot did not start polling within {timeout}s")
+        if self._failure is not None:
+            raise RuntimeError("the bot failed to start") from self._failure
+        self.starts += 1
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except BaseException as err:  # noqa: BLE001 - reported to the test thread
+            self._failure = err
+            self._ready.set()
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stop = asyncio.Event()
+        storage = Storage.from_url(self.redis_url)
+        app: Application = build_application(  # type: ignore[type-arg]
+            BOT_TOKEN,
+            storage,
+            api_url=self.api_url,
+            dice=self.dice,
+            computer=self.computer,
+            rate_limiter=AIORateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=3),
+            poll_timeout=1,
+        )
+        try:
+            async with app:
+                if app.post_init is not None:
+                    await app.post_init(app)
+                await app.start()
+                assert app.updater is not None
+                await app.updater.start_polling(poll_interval=0, timeout=1, allowed_updates=Update.ALL_TYPES)
+                self._ready.set()
+                await self._stop.wait()
+                await app.updater.stop()
+                await app.stop()
+        finally:
+            await storage.close()
+
+    def stop(self, timeout: float = 20.0) -> None:
+        if self._thread is None:
+            return
+        if self._loop is not None and self._stop is not None:
+            self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            raise TimeoutError(f"the bot did not stop within {timeout}s")
+        self._thread = None
+        logging.getLogger("bot").removeHandler(self.errors)
