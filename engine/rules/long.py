@@ -37,7 +37,8 @@ class LongNardy(Rules):
         """A run of six or more whose frontmost O-relative point is `front` traps O illegally."""
         rule = self.options.block_rule
         if rule == "ahead":
-            return not any(o[1:front])
+            # Once O has borne off, all O's checkers are home, ahead of any run (RULES §6.6): nothing is trapped.
+            return not o[0] and not any(o[1:front])
         if rule == "opponent_home":
             return not (o[0] or any(o[1:7]))
         return False

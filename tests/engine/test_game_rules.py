@@ -173,3 +173,14 @@ def test_a_pass_is_one_empty_play() -> None:
     assert len(plays) == 1 and plays[0].is_pass and str(plays[0]) == "pass"
     game = Game(rules, Phase.MOVE, Side.WHITE, position, dice=Dice(6, 4)).play(plays[0])
     assert game.turn is Side.BLACK and game.history[-1].play == "pass"
+
+
+def test_a_finished_long_game_with_the_losers_home_full_loads_back() -> None:
+    """Found by the property tests: X all off, O holding its whole home is not an illegal six-block."""
+    import json
+
+    rules = find_rules("long")
+    position = Position.from_counts({1: 1, 0: 14}, {6: 1, 5: 2, 4: 1, 3: 5, 2: 1, 1: 4, 15: 1})
+    game = Game(rules, Phase.MOVE, Side.WHITE, position, dice=Dice(1, 2)).play("1/off")
+    assert game.phase is Phase.OVER
+    assert Game.from_json(json.loads(json.dumps(game.to_json()))) == game
