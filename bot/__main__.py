@@ -1,15 +1,18 @@
-"""`python -m bot` / `nardy-bot`: read the environment, start Redis if needed, poll Telegram."""
+"""`python -m bot` / `nardy-bot`: read the environment, start Redis if needed, poll Telegram (or, with
+WEBHOOK_URL set, serve Telegram's webhook deliveries: several such workers can share one Redis)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import sys
+import urllib.parse
 
 from telegram import Update
 
 from bot.app import build_application
 from bot.config import Config, ConfigError, setup_logging
+from bot.display import RenderProcesses, use_render_processes
 from bot.embedded_redis import EmbeddedRedis
 from bot.storage import Storage
 
@@ -31,11 +34,30 @@ def main() -> int:
         redis_url = embedded.url
         log.info("REDIS_URL is not set: using an embedded redis-server with AOF in %s", embedded.data_dir)
     storage = Storage.from_url(redis_url)
-    app = build_application(config.token, storage, api_url=config.api_url)
+    processes = RenderProcesses(config.render_processes) if config.render_processes else None
+    if processes is not None:
+        processes.start()
+        use_render_processes(processes)
+    webhook = config.webhook_url is not None
+    app = build_application(config.token, storage, api_url=config.api_url, drop_repeats=webhook)
     try:
         asyncio.set_event_loop(asyncio.new_event_loop())
-        app.run_polling(allowed_updates=Update.ALL_TYPES)  # post_shutdown closes the storage
+        if config.webhook_url is not None:  # one of several workers behind a load balancer
+            log.info("webhook mode: listening on %s:%s", config.webhook_listen, config.webhook_port)
+            app.run_webhook(  # post_shutdown closes the storage
+                listen=config.webhook_listen,
+                port=config.webhook_port,
+                url_path=urllib.parse.urlsplit(config.webhook_url).path.lstrip("/"),
+                webhook_url=config.webhook_url,
+                secret_token=config.webhook_secret,
+                allowed_updates=Update.ALL_TYPES,
+            )
+        else:
+            app.run_polling(allowed_updates=Update.ALL_TYPES)  # post_shutdown closes the storage
     finally:
+        if processes is not None:
+            use_render_processes(None)
+            processes.stop()
         if embedded is not None:
             embedded.stop()
     return 0

@@ -3,19 +3,35 @@
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Callable
 
-from telegram import BotCommand
-from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, CallbackQueryHandler, CommandHandler
+from telegram import BotCommand, Update
+from telegram.ext import (
+    AIORateLimiter,
+    Application,
+    ApplicationBuilder,
+    ApplicationHandlerStop,
+    CallbackQueryHandler,
+    CommandHandler,
+    ContextTypes,
+    TypeHandler,
+)
 
 from bot import handlers as h
-from bot.config import api_base_url
+from bot.config import api_base_url, claim_after_from_env
 from bot.flow import ComputerPlayer, DiceSource, SecretDice, engine_computer
 from bot.i18n import texts
-from bot.storage import Storage
+from bot.storage import Storage, StorageError
 
 log = logging.getLogger(__name__)
 
-COMMANDS = ("start", "help", "rules", "newgame", "resign", "cancel")
+# Bot API connections: httpcore scans the whole pool (a poll() per connection) for every request, so
+# 256 connections (PTB's default) cost more than they bring; a request waits up to POOL_TIMEOUT for one.
+CONNECTIONS = 32
+POOL_TIMEOUT = 20.0
+
+COMMANDS = ("start", "help", "rules", "newgame", "resign", "cancel", "claim", "forget")
 
 
 def _descriptions(lang: str) -> list[BotCommand]:
@@ -27,6 +43,8 @@ def _descriptions(lang: str) -> list[BotCommand]:
         "newgame": t.gettext("Start a new game"),
         "resign": t.gettext("Resign the current game"),
         "cancel": t.gettext("Withdraw an open game or invitation"),
+        "claim": t.gettext("Claim the win from an opponent who stopped moving"),
+        "forget": t.gettext("Delete my data"),
     }
     return [BotCommand(name, about[name]) for name in COMMANDS]
 
@@ -37,6 +55,18 @@ async def set_commands(app: Application) -> None:  # type: ignore[type-arg]
     await app.bot.set_my_commands(_descriptions("ru"), language_code="ru")
 
 
+async def drop_repeated_update(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Telegram may deliver an update twice (to any worker): only the first delivery is handled."""
+    try:
+        first = await h.deps(context).storage.first_delivery(update.update_id)
+    except StorageError:  # handle it: a move is still guarded by its version
+        log.warning("could not check update %s for a repeated delivery", update.update_id, exc_info=True)
+        return
+    if not first:
+        log.info("update %s was delivered again; dropped", update.update_id)
+        raise ApplicationHandlerStop
+
+
 def build_application(
     token: str,
     storage: Storage,
@@ -45,8 +75,14 @@ def build_application(
     computer: ComputerPlayer | None = None,
     rate_limiter: AIORateLimiter | None = None,
     poll_timeout: float = 10.0,
+    claim_after: float | None = None,
+    clock: Callable[[], float] | None = None,
+    drop_repeats: bool = False,
 ) -> Application:  # type: ignore[type-arg]
-    """The bot: storage, dice (secrets unless a test scripts them), the computer opponent, every handler."""
+    """The bot: storage, dice (secrets unless a test scripts them), the computer opponent, every handler.
+
+    `claim_after` (default: NARDY_CLAIM_AFTER, else 24 h) and `clock` (default time.time) drive the
+    claims of abandoned games. `drop_repeats` (webhook workers): an update delivered twice is handled once."""
     root = api_url or "https://api.telegram.org"
     builder = (
         ApplicationBuilder()
@@ -55,21 +91,31 @@ def build_application(
         .base_file_url(api_base_url(root).removesuffix("/bot") + "/file/bot")
         .rate_limiter(rate_limiter or AIORateLimiter(max_retries=3))
         .concurrent_updates(True)
+        .connection_pool_size(CONNECTIONS)
+        .pool_timeout(POOL_TIMEOUT)
         .get_updates_read_timeout(poll_timeout + 5)
         .post_init(set_commands)
         .post_shutdown(lambda _app: storage.close())
     )
     app = builder.build()
     app.bot_data["nardy"] = h.Deps(
-        storage=storage, dice=dice or SecretDice(), computer=computer or engine_computer()
+        storage=storage,
+        dice=dice or SecretDice(),
+        computer=computer or engine_computer(),
+        claim_after=claim_after_from_env() if claim_after is None else claim_after,
+        clock=clock or time.time,
     )
 
+    if drop_repeats:
+        app.add_handler(TypeHandler(Update, drop_repeated_update), group=-1)
     app.add_handler(CommandHandler("start", h.start))
     app.add_handler(CommandHandler("help", h.help_command))
     app.add_handler(CommandHandler("rules", h.rules_command))
     app.add_handler(CommandHandler("newgame", h.newgame))
     app.add_handler(CommandHandler("resign", h.resign_command))
     app.add_handler(CommandHandler("cancel", h.cancel_command))
+    app.add_handler(CommandHandler("claim", h.claim_command))
+    app.add_handler(CommandHandler(("forget", "deletedata"), h.forget_command))
     app.add_handler(CallbackQueryHandler(h.on_variant, pattern=r"^v:"))
     app.add_handler(CallbackQueryHandler(h.on_opponent, pattern=r"^o:"))
     app.add_handler(CallbackQueryHandler(h.on_level, pattern=r"^l:"))
@@ -81,6 +127,8 @@ def build_application(
     app.add_handler(CallbackQueryHandler(h.on_done, pattern=r"^d:"))
     app.add_handler(CallbackQueryHandler(h.on_resign_answer, pattern=r"^r[yn]:"))
     app.add_handler(CallbackQueryHandler(h.on_rematch, pattern=r"^r:"))
+    app.add_handler(CallbackQueryHandler(h.on_claim, pattern=r"^c:"))
+    app.add_handler(CallbackQueryHandler(h.on_forget, pattern=r"^f[yn]:"))
     app.add_handler(CallbackQueryHandler(h.on_unknown))
     app.add_error_handler(h.on_error)
     return app

@@ -6,6 +6,8 @@
   v:<user>:<variant>               new game: variant      o:<user>:<variant>:c|f  opponent: computer / friend
   l:<user>:<variant>:<level>       computer level         j:<lobby> / x:<lobby>   join / cancel a group lobby
   xi:<token>                       withdraw an invitation
+  c:<game>:<version>:<user>        claim the win from an idle opponent (only that user)
+  fy:<user> / fn:<user>            delete my data: yes / no (only that user)
 Anything else is garbage; decode() raises BadCallback and the user gets a short alert."""
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
     "j": re.compile(rf"^j:(?P<lobby>{_ID})$"),
     "x": re.compile(rf"^x:(?P<lobby>{_ID})$"),
     "xi": re.compile(rf"^xi:(?P<token>{_ID})$"),
+    "c": re.compile(rf"^c:(?P<game>{_ID}):(?P<version>\d{{1,9}}):(?P<user>\d{{1,20}})$"),
+    "fy": re.compile(r"^fy:(?P<user>\d{1,20})$"),
+    "fn": re.compile(r"^fn:(?P<user>\d{1,20})$"),
 }
 # the routing pattern for CallbackQueryHandler: every action this module knows
 ROUTE = re.compile(r"^(" + "|".join(_PATTERNS) + r"):")
@@ -104,13 +109,23 @@ def cancel_invite(token: str) -> str:
     return _checked(f"xi:{token}")
 
 
+def claim(game: str, version: int, user: int) -> str:
+    return _checked(f"c:{game}:{version}:{user}")
+
+
+def forget(user: int, yes: bool) -> str:
+    return _checked(f"{'fy' if yes else 'fn'}:{user}")
+
+
 def decode(data: str | None) -> Callback:
     """Parse callback data; BadCallback if it is not something this bot sends."""
-    if not data or len(data.encode()) > MAX_BYTES:
+    if not data or len(data.encode("utf-8", "surrogatepass")) > MAX_BYTES:
         raise BadCallback(f"callback data {data!r:.80} is empty or too long")
+    if not data.isascii():  # the bot sends ASCII only; also keeps \d from matching other scripts' digits
+        raise BadCallback(f"callback data {data!r} is not ASCII")
     action = data.split(":", 1)[0]
     pattern = _PATTERNS.get(action)
-    match = pattern.match(data) if pattern else None
+    match = pattern.fullmatch(data) if pattern else None  # fullmatch: "$" would accept a trailing "\n"
     if match is None:
         raise BadCallback(f"callback data {data!r} is not a known button")
     fields = match.groupdict()

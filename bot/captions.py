@@ -25,6 +25,8 @@ def variant_name(t: Texts, variant: str) -> str:
 
 
 def person_name(t: Texts, person: Person) -> str:
+    if person.forgotten:
+        return t.gettext("a former player")
     if person.is_computer:
         assert person.level is not None
         return t.gettext("Computer ({level})", level=level_name(t, person.level))
@@ -84,6 +86,12 @@ def _event_line(t: Texts, table: Table, who: tuple[str, str], event: dict[str, A
         )
     if kind == "resign":
         return t.gettext("{name} resigned.", name=who[int(event["s"])])
+    if kind == "claim":
+        return t.gettext(
+            "{name} did not move for too long; the game was claimed by {other}.",
+            name=who[int(event["s"])],
+            other=who[1 - int(event["s"])],
+        )
     return None
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,13 +19,22 @@ class Config:
     """Everything the bot reads from the environment.
 
     BOT_TOKEN (required), REDIS_URL (absent: an embedded redis-server in NARDY_DATA_DIR),
-    TELEGRAM_API_URL (root URL of a local Bot API server, e.g. http://127.0.0.1:8081), LOG_LEVEL."""
+    TELEGRAM_API_URL (root URL of a local Bot API server, e.g. http://127.0.0.1:8081), LOG_LEVEL.
+    Webhook mode (several workers behind a load balancer) when WEBHOOK_URL is set: the public https URL
+    Telegram posts to; WEBHOOK_LISTEN (default 0.0.0.0) and WEBHOOK_PORT (default 8080) where this worker
+    listens (the URL's path is served); WEBHOOK_SECRET (recommended) is checked on every delivery.
+    NARDY_RENDER_PROCESSES (default 0: a thread): processes that draw the board pictures."""
 
     token: str = field(repr=False)
     redis_url: str | None = None
     api_url: str | None = None
     log_level: str = "INFO"
     data_dir: Path = Path("data")
+    webhook_url: str | None = None
+    webhook_listen: str = "0.0.0.0"
+    webhook_port: int = 8080
+    webhook_secret: str | None = field(default=None, repr=False)
+    render_processes: int = 0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Config:
@@ -35,8 +45,27 @@ class Config:
         level = env.get("LOG_LEVEL", "INFO").strip().upper() or "INFO"
         if not isinstance(logging.getLevelName(level), int):
             raise ConfigError(f"LOG_LEVEL={level!r} is not a logging level (DEBUG, INFO, WARNING, ERROR)")
+        webhook_url = env.get("WEBHOOK_URL", "").strip() or None
+        if webhook_url is not None and not webhook_url.startswith(("https://", "http://")):
+            raise ConfigError(f"WEBHOOK_URL={webhook_url!r} is not an http(s) URL")
+        raw_port = env.get("WEBHOOK_PORT", "").strip() or "8080"
+        if not raw_port.isdigit() or not 0 < int(raw_port) < 65536:
+            raise ConfigError(f"WEBHOOK_PORT={raw_port!r} is not a port number (1..65535)")
+        raw_procs = env.get("NARDY_RENDER_PROCESSES", "").strip() or "0"
+        if not raw_procs.isdigit() or int(raw_procs) > 64:
+            raise ConfigError(f"NARDY_RENDER_PROCESSES={raw_procs!r} is not a number of processes (0..64)")
+        secret = env.get("WEBHOOK_SECRET", "").strip() or None
+        if secret is not None and not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", secret):
+            raise ConfigError(
+                "WEBHOOK_SECRET must be 1-256 characters A-Z, a-z, 0-9, _ and - (Telegram's rule)"
+            )
         return cls(
             token=token,
+            webhook_url=webhook_url,
+            webhook_listen=env.get("WEBHOOK_LISTEN", "").strip() or "0.0.0.0",
+            webhook_port=int(raw_port),
+            webhook_secret=secret,
+            render_processes=int(raw_procs),
             redis_url=env.get("REDIS_URL", "").strip() or None,
             api_url=env.get("TELEGRAM_API_URL", "").strip() or None,
             log_level=level,
@@ -53,6 +82,24 @@ class Config:
         root = (self.api_url or "https://api.telegram.org").rstrip("/")
         root = root.removesuffix("/bot")
         return f"{root}/file/bot"
+
+
+DEFAULT_CLAIM_AFTER = 24 * 3600.0
+
+
+def claim_after_from_env(environ: Mapping[str, str] | None = None) -> float:
+    """NARDY_CLAIM_AFTER: seconds a player on turn may stay idle before the opponent can claim the game."""
+    env = os.environ if environ is None else environ
+    raw = env.get("NARDY_CLAIM_AFTER", "").strip()
+    if not raw:
+        return DEFAULT_CLAIM_AFTER
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"NARDY_CLAIM_AFTER={raw!r} is not a number of seconds") from None
+    if not 0 <= value < float("inf"):
+        raise ConfigError(f"NARDY_CLAIM_AFTER={raw!r} must be 0 or more seconds")
+    return value
 
 
 def api_base_url(api_url: str | None) -> str:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 
 from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto
@@ -60,6 +62,56 @@ def _image(view: object) -> bytes:
         return _fallback_image(view)
 
 
+class RenderProcesses:
+    """Board pictures drawn in worker processes, so the event loop keeps its core (and its GIL).
+
+    Without one (the default), a picture is drawn in a thread of the loop's default executor."""
+
+    def __init__(self, workers: int) -> None:
+        if workers < 1:
+            raise ValueError(f"RenderProcesses needs at least 1 worker, got {workers}")
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+
+    def start(self) -> None:
+        """Start the processes (spawned: the bot's threads are not forked) and draw once in each."""
+        self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+        for done in [self._pool.submit(_warm_up) for _ in range(self.workers)]:
+            done.result(timeout=60)
+
+    def stop(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    async def render(self, view: object) -> bytes:
+        assert self._pool is not None, "RenderProcesses.start() was not called"
+        return await asyncio.get_running_loop().run_in_executor(self._pool, _image, view)
+
+
+_processes: RenderProcesses | None = None
+
+
+def use_render_processes(processes: RenderProcesses | None) -> None:
+    """Draw the boards in these (started) processes from now on; None: back to threads."""
+    global _processes
+    _processes = processes
+
+
+async def render(view: object) -> bytes:
+    """The board picture of `view`, drawn off the event loop."""
+    if _processes is not None:
+        return await _processes.render(view)
+    return await asyncio.to_thread(_image, view)
+
+
+def _warm_up() -> int:
+    """Import the renderer and fill its caches in a fresh worker process."""
+    from render.gallery import samples
+
+    return sum(len(_image(view)) for view in list(samples().values())[:4])
+
+
 def _fallback_image(view: object) -> bytes:
     from PIL import Image, ImageDraw
 
@@ -74,18 +126,22 @@ def _fallback_image(view: object) -> bytes:
     return buf.getvalue()
 
 
-def _render_parts(table: Table, target: Target) -> tuple[object, str, InlineKeyboardMarkup | None]:
+def _view(table: Table, target: Target) -> object:
+    """What the picture of `target`'s board shows (equal views draw the same picture)."""
     t = texts(target.lang)
-    viewer = _viewer(table, target)
-    caption_viewer = target.viewer
-    view = board_view(
+    return board_view(
         table,
-        viewer,
+        _viewer(table, target),
         captions.names(t, table),
-        captions.status_line(t, table, caption_viewer),
+        captions.status_line(t, table, target.viewer),
         t.gettext("pips"),
     )
-    return view, captions.caption(t, table, caption_viewer), board_markup(t, table, target.viewer)
+
+
+def _render_parts(table: Table, target: Target) -> tuple[object, str, InlineKeyboardMarkup | None]:
+    t = texts(target.lang)
+    view = _view(table, target)
+    return view, captions.caption(t, table, target.viewer), board_markup(t, table, target.viewer)
 
 
 async def show(bot: Bot, storage: Storage, table: Table, previous: Table | None = None) -> None:
@@ -102,14 +158,14 @@ async def _show_target(
         if message_id is not None:
             same_picture = False
             if previous is not None and previous.number == table.number:
-                same_picture = _render_parts(previous, target)[0] == view
+                same_picture = _view(previous, target) == view
             try:
                 if same_picture:
                     await bot.edit_message_caption(
                         chat_id=target.chat_id, message_id=message_id, caption=text, reply_markup=markup
                     )
                 else:
-                    image = await asyncio.to_thread(_image, view)
+                    image = await render(view)
                     await bot.edit_message_media(
                         chat_id=target.chat_id,
                         message_id=message_id,
@@ -129,7 +185,7 @@ async def _show_target(
                     target.chat_id,
                     err.message,
                 )
-        image = await asyncio.to_thread(_image, view)
+        image = await render(view)
         sent = await bot.send_photo(chat_id=target.chat_id, photo=image, caption=text, reply_markup=markup)
         try:
             await storage.set_message(table.id, target.key, sent.message_id)
@@ -178,6 +234,17 @@ async def retire(bot: Bot, table: Table) -> None:
                 )
         except TelegramError as err:
             log.warning("game %s: could not clear the keyboard of %s: %s", table.id, message_id, err)
+
+
+async def edit_markup(bot: Bot, chat_id: int, message_id: int, markup: InlineKeyboardMarkup | None) -> None:
+    """Change (or take off, with None) a message's keyboard; not-modified and gone messages are fine."""
+    try:
+        await bot.edit_message_reply_markup(chat_id=chat_id, message_id=message_id, reply_markup=markup)
+    except BadRequest as err:
+        if not (is_not_modified(err) or is_gone(err)):
+            log.warning("could not edit the keyboard of %s in chat %s: %s", message_id, chat_id, err.message)
+    except TelegramError as err:
+        log.warning("could not edit the keyboard of %s in chat %s: %s", message_id, chat_id, err)
 
 
 async def say(bot: Bot, chat_id: int, text: str, markup: InlineKeyboardMarkup | None = None) -> int | None:

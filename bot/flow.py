@@ -5,6 +5,7 @@ Refusals are raised as `Refused(msgid)`; the handlers translate them into a shor
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 import secrets
 from collections import deque
@@ -12,7 +13,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
 from typing import Any, Protocol
 
-from bot.table import Person, Table, new_id
+from bot.table import Person, Table, new_id, turn_step
 from engine import Game, NardyError, Phase, Play, Side
 
 MAX_EVENTS = 6
@@ -205,7 +206,7 @@ def only_completion(game: Game, moves: tuple[tuple[int, int], ...]) -> tuple[tup
         budget[0] -= 1
         if budget[0] < 0:
             return False  # too many orders to look through: let the player tap
-        step = game.turn_step(made)
+        step = turn_step(game, made)
         if step.can_finish and step.play is not None:
             found.setdefault(step.play.position, made)
         for move in step.next_moves:
@@ -270,5 +271,77 @@ async def rematch(
         raise Refused("You are not playing in this game.")
     if not table.over:
         raise Refused("This game is not over yet.")
+    if any(p.forgotten for p in table.players):
+        raise Refused("The other player has left: no rematch. Send /newgame to start a new game.")
     nxt = replace(table, game=table.game.rematch(), moves=(), events=(), number=table.number + 1)
     return await advance(nxt, dice, computer)
+
+
+# ---------------------------------------------------------------------- abandoned games
+
+
+def idle_side(table: Table, now: float, claim_after: float) -> Side | None:
+    """The human player on turn who has not moved for `claim_after` seconds, or None.
+
+    Against the computer nobody can claim: the human is the only one who can be idle."""
+    if table.over or table.mode == "computer" or table.moved_at is None:
+        return None
+    if table.game.phase not in (Phase.MOVE, Phase.ROLL):
+        return None
+    if now - table.moved_at < claim_after:
+        return None
+    side = table.game.turn
+    return side if table.players[side].reachable else None
+
+
+def check_claim(table: Table, user_id: int, now: float, claim_after: float) -> Side:
+    """The idle side that `user_id` may claim the game from; Refused with the reason otherwise."""
+    side = table.side_of(user_id)
+    if side is None:
+        raise Refused("You are not playing in this game.")
+    if table.over:
+        raise Refused("This game is over.")
+    if table.mode == "computer":
+        raise Refused("There is nothing to claim in a game against the computer. Send /resign to end it.")
+    if table.game.turn is side:
+        raise Refused("It is your turn: there is nothing to claim.")
+    if idle_side(table, now, claim_after) is None:
+        left = claim_after - (now - (table.moved_at if table.moved_at is not None else now))
+        if left > 3600:
+            raise Refused(
+                "Your opponent still has time to move. You can claim the win in {hours} h.",
+                hours=math.ceil(left / 3600),
+            )
+        raise Refused(
+            "Your opponent still has time to move. You can claim the win in {minutes} min.",
+            minutes=max(1, math.ceil(left / 60)),
+        )
+    return table.game.turn
+
+
+def claim(table: Table, user_id: int, version: int, now: float, claim_after: float) -> Table:
+    """The opponent of an idle player claims the game: scored like a resignation of the idle player."""
+    if table.version != version:
+        raise Refused("This board is out of date. Use the latest message.")
+    idle = check_claim(table, user_id, now, claim_after)
+    game = table.game.resign(idle)
+    score = list(table.score)
+    if game.result is not None:
+        score[game.result.winner] += game.result.points
+    return table.bump(game=game, moves=(), events=(_event("claim", s=int(idle)),), score=(score[0], score[1]))
+
+
+# ---------------------------------------------------------------------- deleting a user's data
+
+
+def forget_player(table: Table, user_id: int) -> Table:
+    """`user_id` asked the bot to delete their data: resign their side if the game is on (scored as a
+    resignation), then remove their id and name from the table."""
+    side = table.side_of(user_id)
+    if side is None:
+        raise Refused("You are not playing in this game.")
+    players = list(table.players)
+    players[side] = players[side].anonymised()
+    if table.over:
+        return table.bump(players=(players[0], players[1]))
+    return replace(resign(table, user_id, table.number), players=(players[0], players[1]))

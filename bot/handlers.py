@@ -4,21 +4,26 @@ from __future__ import annotations
 
 import functools
 import logging
+import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, replace
 from typing import Any
 
-from telegram import CallbackQuery, Update, User
+from telegram import CallbackQuery, MaybeInaccessibleMessage, Update, User
 from telegram.constants import ChatType
+from telegram.error import BadRequest, NetworkError, TimedOut
 from telegram.ext import ContextTypes
 
 from bot import callbacks, display, flow
 from bot.callbacks import BadCallback, Callback
 from bot.captions import level_name, variant_name
+from bot.config import DEFAULT_CLAIM_AFTER
 from bot.flow import ComputerPlayer, DiceSource, Refused
 from bot.i18n import Texts, texts
 from bot.keyboards import (
     LEVELS,
+    claim_markup,
+    forget_markup,
     invite_markup,
     level_menu,
     lobby_markup,
@@ -60,6 +65,12 @@ class Deps:
     storage: Storage
     dice: DiceSource
     computer: ComputerPlayer
+    claim_after: float = DEFAULT_CLAIM_AFTER  # seconds of idleness before the opponent may claim
+    clock: Callable[[], float] = time.time  # the bot's clock (the engine never reads one)
+
+    def stamped(self, table: Table) -> Table:
+        """`table` with the time of this change (the idle-claim clock starts again)."""
+        return replace(table, moved_at=self.clock())
 
 
 def deps(context: ContextTypes.DEFAULT_TYPE) -> Deps:
@@ -130,12 +141,27 @@ def button(fn: CallbackBody) -> Handler:
             alert = t.gettext(WENT_WRONG)
             raise  # on_error logs it with the update
         finally:
-            try:
-                await query.answer(alert, show_alert=bool(alert))
-            except Exception:  # an old query, a network error: the press is done either way
-                log.warning("could not answer callback query %s", query.id, exc_info=True)
+            await _answer(query, alert)
 
     return wrapper
+
+
+async def _answer(query: CallbackQuery, alert: str | None) -> None:
+    """Answer a press; a dropped connection is retried once (the press is done either way)."""
+    for attempt in (1, 2):
+        try:
+            await query.answer(alert, show_alert=bool(alert))
+            return
+        except BadRequest as err:  # an old query, answered already
+            log.warning("could not answer callback query %s: %s", query.id, err.message)
+            return
+        except NetworkError as err:
+            if attempt == 2 or isinstance(err, TimedOut):
+                log.warning("could not answer callback query %s: %s", query.id, err)
+                return
+        except Exception:  # anything else: the press is done either way
+            log.warning("could not answer callback query %s", query.id, exc_info=True)
+            return
 
 
 # ---------------------------------------------------------------------- commands
@@ -166,6 +192,8 @@ def help_text(t: Texts) -> str:
         "/newgame: start a game (in a group: anyone can join; here: the computer or a friend)\n"
         "/resign: give up the current game\n"
         "/cancel: withdraw an open game or invitation\n"
+        "/claim: claim the win when your opponent has not moved for a long time\n"
+        "/forget: delete your data from the bot\n"
         "/rules: the rules of both games\n\n"
         "On your turn, press the buttons under the board: each one moves a checker (13→7; ⌂ bears off). "
         "↩ Undo takes a move back, ✅ Done ends the turn. Moves that are forced are played by themselves."
@@ -268,6 +296,13 @@ async def cancel_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
 # ---------------------------------------------------------------------- new game menus
 
 
+def _message_of(query: CallbackQuery) -> MaybeInaccessibleMessage:
+    """The message under the pressed button; a press without one (an inline message) is not ours."""
+    if query.message is None:
+        raise BadCallback(f"callback {query.data!r} came without its message")
+    return query.message
+
+
 def _menu_owner(cb: Callback, query: CallbackQuery) -> None:
     if cb.user != query.from_user.id:
         raise Refused("This menu belongs to someone else. Send /newgame to start your own game.")
@@ -279,8 +314,7 @@ async def on_variant(
 ) -> str | None:
     """The variant was picked: a group gets a lobby; a private chat picks the opponent."""
     _menu_owner(cb, query)
-    message = query.message
-    assert message is not None
+    message = _message_of(query)
     storage = deps(context).storage
     if message.chat.type == ChatType.PRIVATE:
         await display.edit_text(
@@ -320,8 +354,7 @@ async def on_join(
     update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
 ) -> str | None:
     """Someone joined a group lobby: the game starts on a new board message."""
-    message = query.message
-    assert message is not None
+    message = _message_of(query)
     d = deps(context)
     lobby = await d.storage.lobby(message.chat.id)
     if lobby is None or lobby.id != cb.lobby:
@@ -343,6 +376,7 @@ async def on_join(
         d.computer,
         chat_id=message.chat.id,
     )
+    table = d.stamped(table)
     if not await d.storage.start_from_lobby(lobby, table):
         raise Refused("This game already has two players.")
     lt = texts(lobby.starter.lang)
@@ -366,8 +400,7 @@ async def on_cancel_lobby(
     update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
 ) -> str | None:
     """The starter cancels the lobby."""
-    message = query.message
-    assert message is not None
+    message = _message_of(query)
     storage = deps(context).storage
     lobby = await storage.lobby(message.chat.id)
     if lobby is None or lobby.id != cb.lobby:
@@ -391,8 +424,7 @@ async def on_opponent(
 ) -> str | None:
     """Private chat: the computer (then a level) or a friend (an invitation link)."""
     _menu_owner(cb, query)
-    message = query.message
-    assert message is not None
+    message = _message_of(query)
     if cb.who == "c":
         await display.edit_text(
             context.bot,
@@ -430,8 +462,7 @@ async def on_cancel_invite(
     update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
 ) -> str | None:
     """The starter withdraws the invitation."""
-    message = query.message
-    assert message is not None
+    message = _message_of(query)
     storage = deps(context).storage
     invite = await storage.peek_invite(cb.token)
     if invite is None or invite.starter.user_id != query.from_user.id:
@@ -451,8 +482,7 @@ async def on_level(
     _menu_owner(cb, query)
     if cb.level not in LEVELS:
         raise BadCallback(f"unknown level {cb.level!r}")
-    message = query.message
-    assert message is not None
+    message = _message_of(query)
     d = deps(context)
     if await _active_game(d.storage, message.chat.id) is not None:
         raise Refused("A game is already going on here. Finish it or /resign first.")
@@ -461,6 +491,7 @@ async def on_level(
     table = await flow.start_table(
         flow.new_game_id(), "computer", cb.variant, me, computer, me.lang, d.dice, d.computer
     )
+    table = d.stamped(table)
     await d.storage.create(table)
     await display.edit_text(
         context.bot,
@@ -504,6 +535,7 @@ async def accept_invite(update: Update, context: ContextTypes.DEFAULT_TYPE, toke
         d.dice,
         d.computer,
     )
+    table = d.stamped(table)
     await d.storage.create(table)
     await display.show(context.bot, d.storage, table)
     st = texts(taken.starter.lang)
@@ -537,6 +569,7 @@ async def _table(storage: Storage, game_id: str) -> Table:
 
 async def _commit(context: ContextTypes.DEFAULT_TYPE, old: Table, new: Table) -> None:
     d = deps(context)
+    new = d.stamped(new)
     await d.storage.save(new)
     await display.show(context.bot, d.storage, new, previous=old)
 
@@ -547,6 +580,7 @@ async def on_move(
 ) -> str | None:
     """A single move of the player on turn."""
     table = await _table(deps(context).storage, cb.game)
+    await _offer_claim(context, table, query, t)
     await _commit(context, table, flow.press_move(table, query.from_user.id, cb.version, cb.src, cb.die))
     return None
 
@@ -557,6 +591,7 @@ async def on_undo(
 ) -> str | None:
     """Take back the last single move of this turn."""
     table = await _table(deps(context).storage, cb.game)
+    await _offer_claim(context, table, query, t)
     await _commit(context, table, flow.press_undo(table, query.from_user.id, cb.version))
     return None
 
@@ -568,6 +603,7 @@ async def on_done(
     """End the turn; the opponent's dice are rolled (and the computer plays)."""
     d = deps(context)
     table = await _table(d.storage, cb.game)
+    await _offer_claim(context, table, query, t)
     new = await flow.press_done(table, query.from_user.id, cb.version, d.dice, d.computer)
     await _commit(context, table, new)
     return None
@@ -578,8 +614,7 @@ async def on_resign_answer(
     update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
 ) -> str | None:
     """Yes: the game ends, scored by the engine. No: the question goes away."""
-    message = query.message
-    assert message is not None
+    message = _message_of(query)
     _menu_owner(cb, query)
     d = deps(context)
     table = await _table(d.storage, cb.game)
@@ -610,7 +645,7 @@ async def on_rematch(
         current = await d.storage.game_of_chat(chat_id)
         if current is None or current.id != table.id:
             raise Refused("A new game has already started.")
-    new = await flow.rematch(table, query.from_user.id, cb.version, d.dice, d.computer)
+    new = d.stamped(await flow.rematch(table, query.from_user.id, cb.version, d.dice, d.computer))
     await d.storage.save(new)
     await display.retire(context.bot, table)
     await d.storage.forget_messages(table.id)
@@ -624,6 +659,175 @@ async def on_unknown(
 ) -> str | None:
     """Any other button (callbacks.decode accepted it, but nothing routes it): not valid."""
     raise BadCallback(f"unrouted callback {query.data!r}")
+
+
+# ---------------------------------------------------------------------- abandoned games
+
+
+CLAIM_OFFER = N_("{name} has not moved for a long time. You may claim the win: press the button below.")
+
+
+async def _offer_claim(
+    context: ContextTypes.DEFAULT_TYPE, table: Table, query: CallbackQuery, t: Texts
+) -> None:
+    """The opponent of an idle player pressed the board: offer the Claim win button (Refused: the alert)."""
+    d = deps(context)
+    side = table.side_of(query.from_user.id)
+    idle = flow.idle_side(table, d.clock(), d.claim_after)
+    if side is None or idle is None or idle is side or query.message is None:
+        return
+    text = t.gettext(CLAIM_OFFER, name=table.players[idle].name)
+    markup = claim_markup(t, table.id, table.version, query.from_user.id)
+    await display.say(context.bot, query.message.chat.id, text, markup)
+    raise Refused(CLAIM_OFFER, name=table.players[idle].name)
+
+
+@command
+async def claim_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/claim: the opponent of an idle player gets the Claim win button (or the reason why not)."""
+    t = user_texts(update)
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    d = deps(context)
+    table = await _active_game(d.storage, chat.id)
+    if table is None:
+        raise Refused("There is no game going on here.")
+    idle = flow.check_claim(table, user.id, d.clock(), d.claim_after)
+    await display.say(
+        context.bot,
+        chat.id,
+        t.gettext(CLAIM_OFFER, name=table.players[idle].name),
+        claim_markup(t, table.id, table.version, user.id),
+    )
+
+
+@button
+async def on_claim(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """Claim win: the idle player loses as if they resigned."""
+    _menu_owner(cb, query)
+    d = deps(context)
+    table = await _table(d.storage, cb.game)
+    new = flow.claim(table, query.from_user.id, cb.version, d.clock(), d.claim_after)
+    await _commit(context, table, new)
+    if query.message is not None:
+        await display.edit_text(
+            context.bot,
+            query.message.chat.id,
+            query.message.message_id,
+            t.gettext("{name} claimed the win.", name=query.from_user.first_name),
+        )
+    return None
+
+
+# ---------------------------------------------------------------------- deleting a user's data
+
+
+@command
+async def forget_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/forget: ask before deleting the user's data."""
+    t = user_texts(update)
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    await display.say(
+        context.bot,
+        chat.id,
+        t.gettext(
+            "{name}, this deletes your data from the bot: your games in progress are resigned and your "
+            "name is removed from them, your finished games, invitations and open games are deleted. "
+            "Delete your data?",
+            name=user.first_name,
+        ),
+        forget_markup(t, user.id),
+    )
+
+
+async def _forget_game(context: ContextTypes.DEFAULT_TYPE, game_id: str, user_id: int) -> str | None:
+    """Delete (finished) or resign and anonymise (in progress) one game of the user; what was done."""
+    d = deps(context)
+    for _ in range(5):  # a concurrent press may change the game between the load and the save
+        table = await d.storage.load(game_id)
+        if table is None or table.side_of(user_id) is None:
+            return None
+        if table.over:
+            try:
+                await d.storage.delete_game(table)
+            except VersionConflict:
+                continue
+            return "deleted"
+        new = d.stamped(flow.forget_player(table, user_id))
+        try:
+            await d.storage.save(new)
+        except VersionConflict:
+            continue
+        side = table.side_of(user_id)
+        assert side is not None
+        for target in table.targets:  # the user's own board: keyboard off, id forgotten
+            if target.chat_id == user_id and target.key in table.messages:
+                await display.edit_markup(context.bot, target.chat_id, table.messages[target.key], None)
+                await d.storage.drop_message(table.id, target.key)
+        await display.show(context.bot, d.storage, new, previous=table)
+        return "resigned"
+    raise VersionConflict(f"game {game_id}: changed five times while deleting the data of {user_id}")
+
+
+@button
+async def on_forget(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """Yes: resign and anonymise the games in progress, delete the rest; tell what was deleted."""
+    _menu_owner(cb, query)
+    message = query.message
+    d = deps(context)
+    uid = query.from_user.id
+    if cb.action == "fn":
+        if message is not None:
+            await display.edit_text(
+                context.bot, message.chat.id, message.message_id, t.gettext("Nothing was deleted.")
+            )
+        return None
+    ids = set(await d.storage.games_of_user(uid))
+    private = await d.storage.game_of_chat(uid)
+    if private is not None:
+        ids.add(private.id)
+    done = {"deleted": 0, "resigned": 0}
+    for game_id in sorted(ids):
+        what = await _forget_game(context, game_id, uid)
+        if what is not None:
+            done[what] += 1
+    invites = 0
+    invite = await d.storage.cancel_invite(uid)
+    if invite is not None:
+        invites = 1
+        if invite.message_id is not None:
+            await display.edit_text(
+                context.bot, uid, invite.message_id, t.gettext("The invitation was withdrawn.")
+            )
+    lobbies = 0
+    for lobby in await d.storage.lobbies_of(uid):
+        if await d.storage.close_lobby(lobby.chat_id, lobby.id):
+            lobbies += 1
+            if lobby.message_id is not None:
+                await display.edit_text(
+                    context.bot,
+                    lobby.chat_id,
+                    lobby.message_id,
+                    texts(lobby.starter.lang).gettext("The game was cancelled."),
+                )
+    await d.storage.forget_user_keys(uid)
+    report = t.gettext(
+        "Your data was deleted.\nGames in progress resigned (your name removed): {resigned}\n"
+        "Finished games deleted: {deleted}\nInvitations withdrawn: {invites}\n"
+        "Open group games cancelled: {lobbies}",
+        resigned=done["resigned"],
+        deleted=done["deleted"],
+        invites=invites,
+        lobbies=lobbies,
+    )
+    if message is not None:
+        await display.edit_text(context.bot, message.chat.id, message.message_id, report)
+    return None
 
 
 # ---------------------------------------------------------------------- errors

@@ -146,3 +146,30 @@ def resign_markup(t: Texts, game_id: str, number: int, user_id: int) -> InlineKe
             ]
         ]
     )
+
+
+def claim_markup(t: Texts, game_id: str, version: int, user_id: int) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    t.gettext("🏳 Claim win"), callback_data=callbacks.claim(game_id, version, user_id)
+                )
+            ]
+        ]
+    )
+
+
+def forget_markup(t: Texts, user_id: int) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    t.gettext("Yes, delete my data"), callback_data=callbacks.forget(user_id, True)
+                ),
+                InlineKeyboardButton(
+                    t.gettext("No, keep it"), callback_data=callbacks.forget(user_id, False)
+                ),
+            ]
+        ]
+    )

@@ -7,7 +7,10 @@ Keys (all JSON unless said otherwise):
   nardy:lobby:<chat_id>       a group's open lobby
   nardy:invite:<token>        a friend invitation (used once, expires)
   nardy:user:<user_id>:invite the token of the user's pending invitation
-Active games live 30 days after their last change, finished ones 7 days, lobbies and invites 1 day.
+  nardy:update:<update_id>    "1": a webhook update some worker took (repeated deliveries are dropped; 1 hour)
+  nardy:user:<user_id>:games  set: ids of the games the user plays or played (for /forget)
+Active games live 30 days after their last change, finished ones 7 days, lobbies and invites 1 day;
+a game's messages hash and its chats' pointers expire with the game, a user's games set after 30 days.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ ACTIVE_TTL = 30 * 24 * 3600
 FINISHED_TTL = 7 * 24 * 3600
 LOBBY_TTL = 24 * 3600
 INVITE_TTL = 24 * 3600
+UPDATE_TTL = 3600
+MAX_CONNECTIONS = 50  # per process; Redis runs the commands one at a time anyway
 
 
 class StorageError(RuntimeError):
@@ -45,6 +50,10 @@ class StorageUnavailable(StorageError):
 
 class VersionConflict(StorageError):
     """The stored version is not the one this change was made from: someone else changed it first."""
+
+
+def update_key(update_id: int) -> str:
+    return f"nardy:update:{update_id}"
 
 
 def game_key(game_id: str) -> str:
@@ -71,6 +80,10 @@ def user_invite_key(user_id: int) -> str:
     return f"nardy:user:{user_id}:invite"
 
 
+def user_games_key(user_id: int) -> str:
+    return f"nardy:user:{user_id}:games"
+
+
 @asynccontextmanager
 async def _redis_errors(what: str) -> AsyncIterator[None]:
     """Translate redis-py errors at the storage boundary: unreachable -> StorageUnavailable."""
@@ -88,6 +101,14 @@ def _ttl(table: Table) -> int:
     return FINISHED_TTL if table.over else ACTIVE_TTL
 
 
+def _index_players(pipe: Any, table: Table) -> None:
+    """Add the game to its players' games sets (so /forget finds it); the sets live as long as games."""
+    for p in table.players:
+        if p.reachable:
+            pipe.sadd(user_games_key(p.user_id), table.id)
+            pipe.expire(user_games_key(p.user_id), ACTIVE_TTL)
+
+
 class Storage:
     """Games, chats' current games, lobbies and invites in Redis."""
 
@@ -95,16 +116,20 @@ class Storage:
         self._r = client
 
     @classmethod
-    def from_url(cls, url: str) -> Storage:
-        client = aioredis.Redis.from_url(
+    def from_url(cls, url: str, max_connections: int = MAX_CONNECTIONS) -> Storage:
+        """A client whose pool makes a busy moment wait for a free connection (up to 5 s) instead of
+        failing: redis-py's plain pool raises "Too many connections" past 100 presses at once."""
+        pool = aioredis.BlockingConnectionPool.from_url(
             url,
+            max_connections=max_connections,
+            timeout=5,
             decode_responses=True,
             socket_connect_timeout=2,
             socket_timeout=5,
             retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 1),
             health_check_interval=30,
         )
-        return cls(client)
+        return cls(aioredis.Redis.from_pool(pool))  # the client owns the pool: aclose() closes it
 
     async def close(self) -> None:
         await self._r.aclose()
@@ -157,17 +182,17 @@ class Storage:
             pipe.expire(messages_key(table.id), ttl)
             for chat_id in table.chats:
                 pipe.set(chat_key(chat_id), table.id, ex=ttl)
+            _index_players(pipe, table)
             await pipe.execute()
 
     async def set_message(self, game_id: str, target: str, message_id: int) -> None:
         """Remember the board message of one target (not versioned: it never conflicts with moves)."""
-        async with (
-            _redis_errors(f"game {game_id} message {target}"),
-            self._r.pipeline(transaction=True) as pipe,
-        ):
-            pipe.hset(messages_key(game_id), target, str(message_id))
-            pipe.expire(messages_key(game_id), ACTIVE_TTL)
-            await pipe.execute()
+        async with _redis_errors(f"game {game_id} message {target}"):
+            ttl = int(await self._r.ttl(game_key(game_id)))  # the hash expires with its game
+            async with self._r.pipeline(transaction=True) as pipe:
+                pipe.hset(messages_key(game_id), target, str(message_id))
+                pipe.expire(messages_key(game_id), ttl if ttl > 0 else ACTIVE_TTL)
+                await pipe.execute()
 
     async def forget_messages(self, game_id: str) -> None:
         async with _redis_errors(f"game {game_id} messages"):
@@ -216,6 +241,7 @@ class Storage:
                     game_key(table.id), json.dumps(table.to_json(), separators=(",", ":")), ex=ACTIVE_TTL
                 )
                 pipe.set(chat_key(lobby.chat_id), table.id, ex=ACTIVE_TTL)
+                _index_players(pipe, table)
                 await pipe.execute()
         except VersionConflict:
             return False
@@ -264,6 +290,75 @@ class Storage:
                 return None
             raw = await self._r.getdel(invite_key(str(token)))
         return None if raw is None else Invite.from_json(json.loads(raw))
+
+    # ------------------------------------------------------------------ deleting a user's data
+
+    async def games_of_user(self, user_id: int) -> list[str]:
+        """The ids of the games `user_id` played in (some may have expired already)."""
+        async with _redis_errors(f"user {user_id} games"):
+            return sorted(str(g) for g in await self._r.smembers(user_games_key(user_id)))
+
+    async def delete_game(self, table: Table) -> None:
+        """Delete a game, its messages hash, the chat pointers that still point to it, its index entries;
+        VersionConflict if the game changed since `table` was loaded (a rematch, say)."""
+        key = game_key(table.id)
+        pointers = [chat_key(c) for c in table.chats] + [chat_key(p.user_id) for p in table.players]
+        async with _redis_errors(f"delete game {table.id}"), self._r.pipeline(transaction=True) as pipe:
+            await pipe.watch(key, *pointers)
+            raw = await pipe.get(key)
+            if raw is not None and int(json.loads(raw)["version"]) != table.version:
+                raise VersionConflict(f"game {table.id}: changed while its data was being deleted")
+            current = await pipe.mget(pointers)
+            pipe.multi()
+            pipe.delete(key, messages_key(table.id))
+            for pointer, value in zip(pointers, current):
+                if value == table.id:
+                    pipe.delete(pointer)
+            for p in table.players:
+                if not p.is_computer:
+                    pipe.srem(user_games_key(p.user_id), table.id)
+            await pipe.execute()
+
+    async def drop_message(self, game_id: str, target: str) -> None:
+        """Forget one target's board message id."""
+        async with _redis_errors(f"game {game_id} message {target}"):
+            await self._r.hdel(messages_key(game_id), target)
+
+    async def lobbies_of(self, user_id: int) -> list[Lobby]:
+        """The open group lobbies `user_id` started (a scan: lobbies are few and live a day)."""
+        found: list[Lobby] = []
+        async with _redis_errors(f"lobbies of {user_id}"):
+            async for key in self._r.scan_iter(match=lobby_key("*"), count=500):  # type: ignore[arg-type]
+                raw = await self._r.get(key)
+                if raw is None:
+                    continue
+                lobby = Lobby.from_json(json.loads(raw))
+                if lobby.starter.user_id == user_id:
+                    found.append(lobby)
+        return found
+
+    async def forget_user_keys(self, user_id: int) -> list[str]:
+        """Delete every per-user key of `user_id` (private chat pointer, invitation, games set);
+        returns the keys that existed."""
+        keys = [chat_key(user_id), user_invite_key(user_id), user_games_key(user_id)]
+        async with _redis_errors(f"forget user {user_id}"):
+            token = await self._r.get(user_invite_key(user_id))
+            if token is not None:
+                keys.append(invite_key(str(token)))
+            async with self._r.pipeline(transaction=False) as pipe:
+                for key in keys:
+                    pipe.exists(key)
+                for key in keys:
+                    pipe.delete(key)
+                found = await pipe.execute()
+        return [key for key, there in zip(keys, found[: len(keys)]) if there]
+
+    # ------------------------------------------------------------------ webhook deliveries
+
+    async def first_delivery(self, update_id: int) -> bool:
+        """True the first time any worker sees `update_id` (SET NX), False for a repeated delivery."""
+        async with _redis_errors(f"update {update_id}"):
+            return bool(await self._r.set(update_key(update_id), "1", nx=True, ex=UPDATE_TTL))
 
     # ------------------------------------------------------------------ diagnostics
 

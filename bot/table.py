@@ -7,12 +7,27 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
-from engine import Game, Move, Phase, Side, TurnStep
+from engine import Dice, Game, Move, NardyError, Phase, Position, Rules, Side, TurnStep
 
 FORMAT = 1
 MODES = ("group", "friend", "computer")
+FORGOTTEN_ID = 0  # the user id of a person who asked the bot to delete their data (no Telegram user has 0)
+
+
+@lru_cache(maxsize=16384)
+def _turn_step(rules: Rules, position: Position, dice: Dice, moves: tuple[tuple[int, int], ...]) -> TurnStep:
+    return rules.turn_step(position, dice, moves)
+
+
+def turn_step(game: Game, moves: tuple[tuple[int, int], ...]) -> TurnStep:
+    """`game.turn_step(moves)`, memoised by content: a press, its board, caption and keyboard, and the
+    auto-complete search all ask for the same steps (TurnStep is an immutable value)."""
+    if game.phase is not Phase.MOVE or game.dice is None:
+        return game.turn_step(moves)  # raises the engine's error
+    return _turn_step(game.rules, game.position, game.dice, tuple(moves))
 
 
 def new_id(nbytes: int = 7) -> str:
@@ -32,6 +47,20 @@ class Person:
     @property
     def is_computer(self) -> bool:
         return self.level is not None
+
+    @property
+    def forgotten(self) -> bool:
+        """A person whose data was deleted on request (/forget): no id, no name, no chat."""
+        return self.user_id == FORGOTTEN_ID and self.level is None
+
+    @property
+    def reachable(self) -> bool:
+        """A person with a private chat the bot writes to (not the computer, not forgotten)."""
+        return not self.is_computer and not self.forgotten
+
+    def anonymised(self) -> Person:
+        """This person with the id and the name removed (the language of their board is kept)."""
+        return Person(FORGOTTEN_ID, "", self.lang)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.user_id, "name": self.name, "lang": self.lang}
@@ -69,6 +98,7 @@ class Table:
     events: tuple[dict[str, Any], ...] = ()  # what happened since the last decision of a person
     number: int = 1  # game number within the series (rematches)
     score: tuple[int, int] = (0, 0)  # series points (white, black)
+    moved_at: float | None = None  # unix time of the last change (the bot's clock); None: unknown
     messages: dict[str, int] = field(default_factory=dict, compare=False)  # target key -> message id
 
     def __post_init__(self) -> None:
@@ -81,7 +111,7 @@ class Table:
         """The side `user_id` plays, or None for a spectator."""
         for side in (Side.WHITE, Side.BLACK):
             p = self.players[side]
-            if not p.is_computer and p.user_id == user_id:
+            if p.reachable and p.user_id == user_id:
                 return side
         return None
 
@@ -95,7 +125,7 @@ class Table:
         if self.mode == "group":
             assert self.chat_id is not None
             return (self.chat_id,)
-        return tuple(p.user_id for p in self.players if not p.is_computer)
+        return tuple(p.user_id for p in self.players if p.reachable)
 
     @property
     def targets(self) -> tuple[Target, ...]:
@@ -105,27 +135,23 @@ class Table:
         return tuple(
             Target("wb"[side], p.user_id, p.lang, Side(side))
             for side, p in enumerate(self.players)
-            if not p.is_computer
+            if p.reachable
         )
 
     # ------------------------------------------------------------------ the turn in progress
 
     def step(self) -> TurnStep:
-        """The move picker's state: the engine's TurnStep after the moves made this turn."""
-        return self.game.turn_step(self.made_moves())
+        """The move picker's state: the engine's TurnStep after the moves made this turn (cached)."""
+        try:
+            return turn_step(self.game, self.moves)
+        except NardyError as err:
+            raise ValueError(
+                f"table {self.id} v{self.version}: stored moves {list(self.moves)}: {err}"
+            ) from err
 
     def made_moves(self) -> tuple[Move, ...]:
         """The moves made this turn as engine Moves, replayed from their (src, die) pairs."""
-        made: list[Move] = []
-        for src, die in self.moves:
-            move = self.game.turn_step(tuple(made)).find(src, die)
-            if move is None:
-                raise ValueError(
-                    f"table {self.id} v{self.version}: stored move ({src}, {die}) is not legal "
-                    f"after {[str(m) for m in made]}"
-                )
-            made.append(move)
-        return tuple(made)
+        return self.step().moves_made
 
     def bump(self, **changes: Any) -> Table:
         """The next version of this table with `changes` applied (messages are carried along)."""
@@ -147,6 +173,7 @@ class Table:
             "events": list(self.events),
             "number": self.number,
             "score": list(self.score),
+            "moved_at": self.moved_at,
         }
 
     @classmethod
@@ -166,6 +193,7 @@ class Table:
             events=tuple(d.get("events", [])),
             number=int(d.get("number", 1)),
             score=(int(d["score"][0]), int(d["score"][1])) if "score" in d else (0, 0),
+            moved_at=None if d.get("moved_at") is None else float(d["moved_at"]),
             messages=dict(messages or {}),
         )
 

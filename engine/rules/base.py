@@ -361,8 +361,9 @@ class Rules(ABC):
     def _candidates(
         self, x: Counts, o: Counts, left: tuple[int, ...], head_limit: int, head_start: int
     ) -> list[RawMove]:
+        """Single moves with any die left, the dice tried in the order rolled (as the generator does)."""
         out: list[RawMove] = []
-        for die in sorted(set(left), reverse=True):
+        for die in dict.fromkeys(left):
             out.extend(self._single_moves(x, o, die, head_limit - (head_start - x[24])))
         return out
 
@@ -392,13 +393,15 @@ class Rules(ABC):
         by_position = {p.position: p for p in self.legal_plays(position, dice)}
         flags = self._turn_flags(position, dice)
         head_limit = self._head_limit(position, dice)
-        found: dict[Position, bool] = {}  # reachable outcome -> whether the hit marks fit exactly
+        found: dict[Position, tuple[bool, tuple[RawMove, ...]]] = {}  # outcome -> (hit marks fit, moves)
 
-        def walk(x: Counts, o: Counts, left: tuple[int, ...], i: int, at: int | None, exact: bool) -> None:
+        def walk(
+            x: Counts, o: Counts, left: tuple[int, ...], i: int, at: int | None, exact: bool, path: tuple[RawMove, ...]
+        ) -> None:
             if i == len(hops):
                 pos = Position(tuple(x), tuple(o), *flags)
-                if pos in by_position:
-                    found[pos] = found.get(pos, False) or exact
+                if pos in by_position and (pos not in found or (exact and not found[pos][0])):
+                    found[pos] = (exact, path)
                 return
             src, dst, marked = hops[i]
             start = src if at is None else at
@@ -408,18 +411,21 @@ class Rules(ABC):
                 x2, o2 = x[:], o[:]
                 self._apply(x2, o2, move)
                 if move[1] == dst:
-                    walk(x2, o2, _without(left, move[2]), i + 1, None, exact and move[3] == marked)
+                    walk(x2, o2, _without(left, move[2]), i + 1, None, exact and move[3] == marked, path + (move,))
                 else:  # a combined move written as one hop, e.g. 24/13: go on with the same checker
-                    walk(x2, o2, _without(left, move[2]), i, move[1], exact and not move[3])
+                    walk(x2, o2, _without(left, move[2]), i, move[1], exact and not move[3], path + (move,))
 
-        walk(list(position.x), list(position.o), dice.values, 0, None, True)
+        single_die = not dice.is_double and all(len(p.moves) == 1 for p in by_position.values())
+        order = (dice.high, dice.a + dice.b - dice.high) if single_die else dice.values  # as the generator keeps them
+        walk(list(position.x), list(position.o), order, 0, None, True, ())
         if not found:
             raise IllegalPlayError(f"play {text!r} is not legal with {dice} in {self.describe(position)}")
-        fitting = [p for p, exact in found.items() if exact] or list(found)
+        fitting = [p for p, (exact, _) in found.items() if exact] or list(found)
         if len(fitting) > 1:
             options = ", ".join(str(by_position[p]) for p in fitting)
             raise AmbiguousMoveError(f"play {text!r} fits {len(fitting)} plays ({options}) with {dice} in {self.describe(position)}")
-        return by_position[fitting[0]]
+        # The moves as written (so a record replays to the same text), leading to the legal outcome.
+        return Play(tuple(map(_move, found[fitting[0]][1])), by_position[fitting[0]].position)
 
     def _dice(self, position: Position, dice: Dice | tuple[int, int]) -> Dice:
         try:

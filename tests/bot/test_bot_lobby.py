@@ -113,5 +113,14 @@ def test_help_rules_start_and_the_command_menu(tg: FakeTelegram, bot: BotRunner)
     assert reply_to(ivan, "/rules").body.startswith("Короткие нарды: у каждого 15 шашек")
     assert reply_to(anna, "/start").body.startswith("Hello! I am a nardy bot")
     commands = tg.commands()
-    assert [c["command"] for c in commands[""]] == ["start", "help", "rules", "newgame", "resign", "cancel"]
+    assert [c["command"] for c in commands[""]] == [
+        "start",
+        "help",
+        "rules",
+        "newgame",
+        "resign",
+        "cancel",
+        "claim",
+        "forget",
+    ]
     assert [c["description"] for c in commands["ru"]][3] == "Новая игра"

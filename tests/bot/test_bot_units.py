@@ -173,7 +173,13 @@ async def test_keys_have_clear_names_and_finished_games_expire_sooner(redis_url:
         table = await _table()
         await storage.create(table)
         await storage.set_message(table.id, "g", 77)
-        assert await storage.keys() == ["nardy:chat:-5:game", "nardy:game:g1", "nardy:game:g1:messages"]
+        assert await storage.keys() == [
+            "nardy:chat:-5:game",
+            "nardy:game:g1",
+            "nardy:game:g1:messages",
+            "nardy:user:1:games",
+            "nardy:user:2:games",
+        ]
         active_ttl = await storage.ttl("nardy:game:g1")
         over = resign(table, 2, table.number)
         await storage.save(over)

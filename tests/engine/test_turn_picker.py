@@ -116,3 +116,9 @@ def test_hit_marks_choose_between_plays_and_ambiguous_text_is_refused() -> None:
     assert "*" in str(SHORT.parse_play(position, (6, 1), "13/12*/6"))
     with pytest.raises(AmbiguousMoveError, match="fits 2 plays"):
         SHORT.parse_play(position, (6, 1), "13/6*")
+
+
+def test_parsed_play_keeps_the_moves_as_written_so_records_replay_verbatim() -> None:
+    start = SHORT.start_position()
+    assert str(SHORT.parse_play(start, (6, 1), "8/7 13/7")) == "8/7 13/7"
+    assert str(SHORT.parse_play(start, (6, 1), "13/6")) == "13/7 7/6"

@@ -8,11 +8,13 @@ import threading
 
 from fake_telegram.server import BOT_TOKEN
 from telegram import Update
-from telegram.ext import AIORateLimiter, Application
+from telegram.ext import AIORateLimiter, Application, TypeHandler
 
 from bot.app import build_application
 from bot.flow import ComputerPlayer, DiceSource
 from bot.storage import Storage
+
+WEBHOOK_SECRET = "fake-webhook-secret"
 
 
 class ErrorLog(logging.Handler):
@@ -30,15 +32,29 @@ class ErrorLog(logging.Handler):
 
 
 class BotRunner:
-    """start() polls the fake until stop(); a test may stop and start again (a bot restart)."""
+    """start() polls the fake until stop(); a test may stop and start again (a bot restart).
 
-    def __init__(self, api_url: str, redis_url: str, dice: DiceSource, computer: ComputerPlayer) -> None:
+    With `webhook_port`, the bot runs as a webhook worker instead (http://127.0.0.1:<port>/hook, with a
+    secret token), the way several workers share the updates in production."""
+
+    def __init__(
+        self,
+        api_url: str,
+        redis_url: str,
+        dice: DiceSource,
+        computer: ComputerPlayer,
+        webhook_port: int | None = None,
+        name: str = "bot",
+    ) -> None:
         self.api_url = api_url
+        self.webhook_port = webhook_port
+        self.name = name
         self.redis_url = redis_url
         self.dice = dice
         self.computer = computer
         self.errors = ErrorLog()
         self.starts = 0
+        self.handled = 0  # updates this runner's Application took (a repeated delivery counts too)
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
@@ -49,7 +65,7 @@ class BotRunner:
         logging.getLogger("bot").addHandler(self.errors)
         self._ready.clear()
         self._failure = None
-        self._thread = threading.Thread(target=self._run, name=f"bot-{self.starts}", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=f"{self.name}-{self.starts}", daemon=True)
         self._thread.start()
         if not self._ready.wait(timeout):
             raise TimeoutError(f"the bot did not start polling within {timeout}s")
@@ -76,20 +92,41 @@ class BotRunner:
             computer=self.computer,
             rate_limiter=AIORateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=3),
             poll_timeout=1,
+            drop_repeats=self.webhook_port is not None,
         )
+        app.add_handler(TypeHandler(Update, self._count), group=-2)
         try:
             async with app:
                 if app.post_init is not None:
                     await app.post_init(app)
                 await app.start()
                 assert app.updater is not None
-                await app.updater.start_polling(poll_interval=0, timeout=1, allowed_updates=Update.ALL_TYPES)
+                if self.webhook_port is None:
+                    await app.updater.start_polling(
+                        poll_interval=0, timeout=1, allowed_updates=Update.ALL_TYPES
+                    )
+                else:
+                    await app.updater.start_webhook(
+                        listen="127.0.0.1",
+                        port=self.webhook_port,
+                        url_path="hook",
+                        webhook_url=self.webhook_url,
+                        secret_token=WEBHOOK_SECRET,
+                        allowed_updates=Update.ALL_TYPES,
+                    )
                 self._ready.set()
                 await self._stop.wait()
                 await app.updater.stop()
                 await app.stop()
         finally:
             await storage.close()
+
+    async def _count(self, update: object, context: object) -> None:
+        self.handled += 1
+
+    @property
+    def webhook_url(self) -> str:
+        return f"http://127.0.0.1:{self.webhook_port}/hook"
 
     def stop(self, timeout: float = 20.0) -> None:
         if self._thread is None:

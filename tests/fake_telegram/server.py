@@ -3,6 +3,11 @@
 It speaks the subset of https://core.telegram.org/bots/api the bot uses, with JSON bodies, form bodies
 and multipart uploads (sendPhoto, editMessageMedia). Faults can be injected per method and chat:
 429 flood control, 403 blocked by the user, 400 "message is not modified" and the rest.
+
+Webhooks: every setWebhook URL is kept (the fake plays Telegram and a load balancer in front of several
+workers); while any is set, updates are POSTed to them, spread at random, by `max_connections` sender
+threads, and `duplicate_rate` of them are delivered twice (to any worker), as Telegram may. A refused or
+failed delivery is retried on another URL. deleteWebhook with `url=` forgets one URL, without it all.
 """
 
 from __future__ import annotations
@@ -10,14 +15,25 @@ from __future__ import annotations
 import copy
 import email.parser
 import email.policy
+import http.client
 import itertools
 import json
+import queue
+import random
 import threading
 import time
 import urllib.parse
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class _Server(ThreadingHTTPServer):
+    """The stdlib server with a listen backlog deep enough for hundreds of simultaneous presses."""
+
+    request_queue_size = 128
+    daemon_threads = True
 from typing import Any
 
 BOT_TOKEN = "123456:TEST-token-for-the-fake-api"
@@ -104,6 +120,9 @@ class _State:
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     commands: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     faults: list[Fault] = field(default_factory=list)
+    webhooks: dict[str, str] = field(default_factory=dict)  # webhook URL -> its secret token ("" for none)
+    deliveries: Counter[str] = field(default_factory=Counter)  # callback query id -> webhook deliveries
+    answer_log: dict[str, list[CallbackAnswer]] = field(default_factory=dict)  # every answer, repeats too
 
 
 def _parse_multipart(content_type: str, body: bytes) -> tuple[dict[str, Any], dict[str, bytes]]:
@@ -146,6 +165,12 @@ class FakeTelegram:
         self._query_ids = itertools.count(1)
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self.duplicate_rate = 0.0
+        self.max_connections = 8
+        self._rng = random.Random(0)
+        self._outbox: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self._senders: list[threading.Thread] = []
+        self._undelivered = 0  # updates put into the outbox and not yet delivered (or given back)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -175,12 +200,17 @@ class FakeTelegram:
 
             do_GET = do_POST
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = _Server(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="fake-telegram", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
+        for _ in self._senders:
+            self._outbox.put(None)
+        for sender in self._senders:
+            sender.join(10)
+        self._senders = []
         if self._server is not None:
             with self._lock:
                 self._lock.notify_all()
@@ -255,7 +285,96 @@ class FakeTelegram:
         }
 
     def _api_deleteWebhook(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:
+        with self._lock:
+            if params.get("url"):  # the fake's extension: a worker that leaves the load balancer
+                self._state.webhooks.pop(str(params["url"]), None)
+            else:
+                self._state.webhooks.clear()
         return True
+
+    def _api_setWebhook(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:
+        url = str(params.get("url") or "")
+        if not url:
+            return self._api_deleteWebhook({}, files)
+        if not url.startswith("http://127.0.0.1:"):
+            raise ApiError(400, f"Bad Request: the fake delivers to http://127.0.0.1 only, not {url!r}")
+        with self._lock:
+            self._state.webhooks[url] = str(params.get("secret_token") or "")
+            while len(self._senders) < self.max_connections:
+                sender = threading.Thread(target=self._send_loop, name="fake-webhook", daemon=True)
+                self._senders.append(sender)
+                sender.start()
+        return True
+
+    def _api_getWebhookInfo(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
+        with self._lock:
+            url = next(iter(self._state.webhooks), "")
+            return {"url": url, "has_custom_certificate": False, "pending_update_count": self._outbox.qsize()}
+
+    def wait_delivered(self, timeout: float = 10.0) -> None:
+        """Block until every update queued for the webhooks was delivered (duplicates included)."""
+        self.wait_for(lambda: self._undelivered == 0, timeout, "the webhook deliveries")
+
+    def webhooks(self) -> list[str]:
+        with self._lock:
+            return list(self._state.webhooks)
+
+    def _send_loop(self) -> None:
+        """One of the fake's outgoing connections: POST each update to a webhook, retry on failure."""
+        connections: dict[str, http.client.HTTPConnection] = {}
+        while True:
+            update = self._outbox.get()
+            if update is None:
+                break
+            with self._lock:
+                targets = list(self._state.webhooks.items())
+            if not targets:  # the webhooks were deleted: back to getUpdates
+                self._queue_update(update, webhook=False)
+                with self._lock:
+                    self._undelivered -= 1
+                continue
+            url, secret = self._rng.choice(targets)
+            if self._post_update(connections, url, secret, update):
+                query = update.get("callback_query")
+                if query is not None:
+                    with self._lock:
+                        self._state.deliveries[str(query["id"])] += 1
+                with self._lock:
+                    self._undelivered -= 1
+                    self._lock.notify_all()
+            else:
+                time.sleep(0.05)  # as Telegram does, try again a little later (maybe another worker)
+                self._outbox.put(update)
+        for conn in connections.values():
+            conn.close()
+
+    def _post_update(
+        self,
+        connections: dict[str, http.client.HTTPConnection],
+        url: str,
+        secret: str,
+        update: dict[str, Any],
+    ) -> bool:
+        parsed = urllib.parse.urlsplit(url)
+        body = json.dumps(update).encode()
+        headers = {"Content-Type": "application/json"}
+        if secret:
+            headers["X-Telegram-Bot-Api-Secret-Token"] = secret
+        for attempt in range(2):  # a kept-alive connection the worker closed: one fresh try
+            conn = connections.get(url)
+            if conn is None:
+                conn = connections[url] = http.client.HTTPConnection(
+                    str(parsed.hostname), parsed.port, timeout=10
+                )
+            try:
+                conn.request("POST", parsed.path or "/", body, headers)
+                response = conn.getresponse()
+                response.read()
+                return 200 <= response.status < 300
+            except (OSError, http.client.HTTPException):
+                conn.close()
+                del connections[url]
+        return False
 
     def _api_setMyCommands(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:
         lang = params.get("language_code") or ""
@@ -406,6 +525,8 @@ class FakeTelegram:
     def _api_answerCallbackQuery(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:
         qid = str(params["callback_query_id"])
         with self._lock:
+            given = CallbackAnswer(qid, params.get("text"), bool(params.get("show_alert")))
+            self._state.answer_log.setdefault(qid, []).append(given)
             if qid in self._state.answers:
                 raise ApiError(
                     400, "Bad Request: query is too old and response timeout expired or query ID is invalid"
@@ -462,11 +583,23 @@ class FakeTelegram:
             return sum(f.times for f in self._state.faults)
 
     def push_update(self, kind: str, payload: dict[str, Any]) -> int:
+        """Queue an update for getUpdates, or send it to the webhooks (maybe twice) if any is set."""
         with self._lock:
             update_id = next(self._update_ids)
-            self._state.updates.append({"update_id": update_id, kind: payload})
-            self._lock.notify_all()
+            self._queue_update({"update_id": update_id, kind: payload}, webhook=bool(self._state.webhooks))
             return update_id
+
+    def _queue_update(self, update: dict[str, Any], webhook: bool) -> None:
+        with self._lock:
+            if webhook:
+                copies = 2 if self.duplicate_rate and self._rng.random() < self.duplicate_rate else 1
+                self._undelivered += copies
+                for _ in range(copies):
+                    self._outbox.put(update)
+            else:
+                self._state.updates.append(update)
+                self._state.updates.sort(key=lambda u: int(u["update_id"]))
+            self._lock.notify_all()
 
     def user_message(self, chat_id: int, user: dict[str, Any], text: str) -> StoredMessage:
         """A user writes `text` in a chat; a leading /command gets its bot_command entity."""
@@ -525,6 +658,27 @@ class FakeTelegram:
                 if left <= 0:
                     raise TimeoutError(f"timed out after {timeout}s waiting for {what}")
                 self._lock.wait(left)
+
+    def answers_to(self, query_id: str) -> list[CallbackAnswer]:
+        """Every answer the bot gave to `query_id` (a duplicate delivery is answered again, and refused)."""
+        with self._lock:
+            return list(self._state.answer_log.get(query_id, []))
+
+    def deliveries(self, query_id: str) -> int:
+        """How many times the callback query `query_id` was delivered to a webhook."""
+        with self._lock:
+            return self._state.deliveries[query_id]
+
+    def wait_settled(self, query_id: str, timeout: float = 10.0) -> list[CallbackAnswer]:
+        """Wait until every webhook delivery of `query_id` was answered; all the answers, first first."""
+
+        def settled() -> list[CallbackAnswer] | None:
+            n = self._state.deliveries[query_id]
+            got = list(self._state.answer_log.get(query_id, []))
+            return got if n and len(got) >= n else None
+
+        found: list[CallbackAnswer] = self.wait_for(settled, timeout, f"every answer to {query_id}")
+        return found
 
     def answer(self, query_id: str) -> CallbackAnswer | None:
         with self._lock:

@@ -1,0 +1,450 @@
+"""Load benchmark of the whole bot: `python bench/load.py [--games 200] [--seconds 20] [--profile FILE]`.
+
+The real bot (one process, polling, real redis-server with AOF) plays `--games` group games at once
+against the fake Bot API (tests/fake_telegram, in this process). Simulated players press a legal button
+(a move, or Done) as soon as the bot has answered their previous press and edited the board; a "move"
+below is one such accepted press (a finished game is followed by a rematch, not counted). Latency is
+measured from the press reaching the fake API (the update is queued) to the bot's edit of the board
+arriving at the fake (before the fake parses it, so the fake's own time is excluded). The bot runs in a
+child process (`--serve-bot`), so the fake and the players do not share its interpreter lock.
+
+Prints moves per second and the p50/p99 latency; the last line is one JSON object:
+{"games": ..., "moves": ..., "moves_per_s": ..., "p50_ms": ..., "p99_ms": ...}.
+`--profile FILE` writes a cProfile of the bot process (view with `python -m pstats FILE`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import queue
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from fake_telegram.play import MOVER, start_group_game
+from fake_telegram.server import BOT_TOKEN, FakeTelegram
+from fake_telegram.users import SimUser
+
+from bot.embedded_redis import EmbeddedRedis
+
+EDITS = ("editMessageMedia", "editMessageCaption")
+
+
+def serve_bot(api_url: str, redis_url: str, profile: str | None, render_processes: int) -> None:
+    """The child process: the real Application polling the fake, no rate limit, until SIGTERM."""
+    from telegram import Update
+    from telegram.ext import AIORateLimiter
+
+    from bot.app import build_application
+    from bot.display import RenderProcesses, use_render_processes
+    from bot.storage import Storage
+
+    if render_processes:
+        processes = RenderProcesses(render_processes)
+        processes.start()
+        use_render_processes(processes)
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+        storage = Storage.from_url(redis_url)
+        app = build_application(
+            BOT_TOKEN,
+            storage,
+            api_url=api_url,
+            rate_limiter=AIORateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=3),
+            poll_timeout=1,
+        )
+        async with app:
+            await app.start()
+            assert app.updater is not None
+            await app.updater.start_polling(poll_interval=0, timeout=1, allowed_updates=Update.ALL_TYPES)
+            print("ready", flush=True)
+            await stop.wait()
+            await app.updater.stop()
+            await app.stop()
+        await storage.close()
+
+    if profile:
+        import cProfile
+
+        with cProfile.Profile() as prof:
+            asyncio.run(main())
+        prof.dump_stats(profile)
+    else:
+        asyncio.run(main())
+
+
+def breakdown(presses: int, seed: int) -> int:
+    """`--breakdown`: one short game pressed through in-process (no Telegram), timing each step of a
+    press: load from Redis, the flow, the compare-and-set save, caption/keyboard/view, the previous
+    view (same picture?), the picture, the JSON. Median milliseconds per press."""
+    from bot import display, flow
+    from bot.storage import Storage
+    from bot.table import Person
+
+    async def run() -> dict[str, float]:
+        with tempfile.TemporaryDirectory(prefix="nardy-breakdown-") as tmp:
+            server = EmbeddedRedis(Path(tmp) / "redis")
+            server.start()
+            storage = Storage.from_url(server.url)
+            dice, computer, rng = (
+                flow.ScriptedDice(seed=seed),
+                flow.engine_computer(seed=seed),
+                random.Random(seed),
+            )
+            times: dict[str, list[float]] = {
+                k: [] for k in ("load", "flow", "save", "parts", "prev", "image")
+            }
+            table = None
+            try:
+                for _ in range(presses):
+                    if table is None or table.over:
+                        table = await flow.start_table(
+                            flow.new_game_id(), "group", "short", Person(1, "A"), Person(2, "B"), "en",
+                            dice, computer, chat_id=-1,
+                        )  # fmt: skip
+                        await storage.create(table)
+                    t0 = time.perf_counter()
+                    loaded = await storage.load(table.id)
+                    assert loaded is not None
+                    t1 = time.perf_counter()
+                    step, user = loaded.step(), loaded.players[loaded.game.turn].user_id
+                    if step.next_moves and not (step.can_finish and rng.random() < 0.3):
+                        move = rng.choice(step.next_moves)
+                        new = flow.press_move(loaded, user, loaded.version, move.src, move.die)
+                    else:
+                        new = await flow.press_done(loaded, user, loaded.version, dice, computer)
+                    t2 = time.perf_counter()
+                    await storage.save(new)
+                    t3 = time.perf_counter()
+                    view, _, _ = display._render_parts(new, new.targets[0])
+                    t4 = time.perf_counter()
+                    display._render_parts(loaded, new.targets[0])
+                    t5 = time.perf_counter()
+                    display._image(view)
+                    t6 = time.perf_counter()
+                    for key, spent in zip(times, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5)):
+                        times[key].append(spent)
+                    table = new
+            finally:
+                await storage.close()
+                server.stop()
+        return {k: round(statistics.median(v) * 1000, 3) for k, v in times.items()}
+
+    result = asyncio.run(run())
+    print(f"median ms per press, in-process, {presses} presses: {result}; sum {sum(result.values()):.2f}")
+    print(json.dumps(result))
+    return 0
+
+
+def memory(games: int, seed: int) -> int:
+    """`--memory`: play `games` group games (short and long) to the end in-process with random legal
+    presses; MEMORY USAGE of the game key at the start, after 25 turns and at the end, and of the other
+    keys of a game. Bytes, median over the games."""
+    import redis
+
+    from bot import flow
+    from bot.storage import Storage, chat_key, game_key, messages_key, user_games_key
+    from bot.table import Person
+
+    async def run() -> dict[str, float]:
+        with tempfile.TemporaryDirectory(prefix="nardy-memory-") as tmp:
+            server = EmbeddedRedis(Path(tmp) / "redis")
+            server.start()
+            storage, sync = Storage.from_url(server.url), redis.Redis.from_url(server.url)
+            dice, computer, rng = (
+                flow.ScriptedDice(seed=seed),
+                flow.engine_computer(seed=seed),
+                random.Random(seed),
+            )
+            sizes: dict[str, list[int]] = {
+                k: [] for k in ("start", "turn 25", "finished", "messages", "chat", "user")
+            }
+
+            def usage(key: str) -> int:
+                return int(sync.memory_usage(key, samples=0) or 0)
+
+            try:
+                for g in range(games):
+                    players = (Person(10 + 2 * g, f"Player{2 * g}"), Person(11 + 2 * g, f"Player{2 * g + 1}"))
+                    table = await flow.start_table(
+                        flow.new_game_id(), "group", ("short", "long")[g % 2], *players, "en", dice, computer,
+                        chat_id=-1000 - g,
+                    )  # fmt: skip
+                    await storage.create(table)
+                    await storage.set_message(table.id, "g", 1000 + g)
+                    sizes["start"].append(usage(game_key(table.id)))
+                    turns = 0
+                    while not table.over:
+                        step, user = table.step(), table.players[table.game.turn].user_id
+                        if step.next_moves and not (step.can_finish and rng.random() < 0.3):
+                            move = rng.choice(step.next_moves)
+                            new = flow.press_move(table, user, table.version, move.src, move.die)
+                        else:
+                            new = await flow.press_done(table, user, table.version, dice, computer)
+                            turns += 1
+                            if turns == 25:
+                                sizes["turn 25"].append(usage(game_key(table.id)))
+                        await storage.save(new)
+                        table = new
+                    sizes["finished"].append(usage(game_key(table.id)))
+                    sizes["messages"].append(usage(messages_key(table.id)))
+                    sizes["chat"].append(usage(chat_key(-1000 - g)))
+                    sizes["user"].append(usage(user_games_key(players[0].user_id)))
+                print(f"used_memory with {games} finished games: {sync.info('memory')['used_memory']} bytes")
+            finally:
+                sync.close()
+                await storage.close()
+                server.stop()
+        result = {k: statistics.median(v) for k, v in sizes.items() if v}
+        result["finished max"] = max(sizes["finished"])
+        return result
+
+    result = asyncio.run(run())
+    print(f"MEMORY USAGE, bytes, median of {games} games: {result}")
+    print(json.dumps(result))
+    return 0
+
+
+class TimedFake(FakeTelegram):
+    """The fake Bot API that also tells the driver when a press was answered and its board edited."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ready: queue.Queue[int] = queue.Queue()
+        self.pressed: dict[int, float] = {}  # chat -> monotonic time of the outstanding press
+        self.waiting: dict[int, set[str]] = {}  # chat -> what is still to come: "answer", "edit"
+        self.query_chat: dict[str, int] = {}
+        self.latencies: list[float] = []
+        self.alerts: list[str] = []
+        self.measuring = False
+        self._mark = threading.Lock()
+        self._local = threading.local()
+        self.methods: Counter[str] = Counter()
+        self.new_board: dict[int, int] = {}  # chat -> the board message of a rematch
+        self.refused: set[int] = set()  # chats whose last press got an alert (not counted as a move)
+
+    def timed_press(self, user: SimUser, chat_id: int, message_id: int, data: str) -> None:
+        msg = self.message(chat_id, message_id)
+        with self._mark:
+            self.waiting[chat_id] = {"answer", "photo" if data.startswith("r:") else "edit"}
+            self.pressed[chat_id] = time.monotonic()
+            qid = self.press(user.json, msg, data)  # under _mark: the answer may come at once
+            self.query_chat[qid] = chat_id
+
+    def _arrived(self, chat_id: int, what: str, at: float) -> None:
+        with self._mark:
+            left = self.waiting.get(chat_id)
+            if left is None or what not in left:
+                return
+            left.discard(what)
+            if what == "edit" and self.measuring:
+                self.latencies.append(at - self.pressed[chat_id])
+            if not left:
+                del self.waiting[chat_id]
+                self.ready.put(chat_id)
+
+    def _dispatch(self, path: str, content_type: str, body: bytes) -> tuple[int, dict[str, Any]]:
+        self._local.arrived = time.monotonic()
+        self.methods[path.rsplit("/", 1)[-1]] += 1
+        return super()._dispatch(path, content_type, body)
+
+    def _api_editMessageMedia(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
+        result = super()._api_editMessageMedia(params, files)
+        self._arrived(int(params["chat_id"]), "edit", self._local.arrived)
+        return result
+
+    def _api_editMessageCaption(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
+        result = super()._api_editMessageCaption(params, files)
+        self._arrived(int(params["chat_id"]), "edit", self._local.arrived)
+        return result
+
+    def _api_sendPhoto(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
+        result = super()._api_sendPhoto(params, files)
+        chat = int(params["chat_id"])
+        self.new_board[chat] = int(result["message_id"])
+        self._arrived(chat, "photo", self._local.arrived)
+        return result
+
+    def _api_answerCallbackQuery(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:
+        result = super()._api_answerCallbackQuery(params, files)
+        with self._mark:
+            chat = self.query_chat.pop(str(params["callback_query_id"]), None)
+            if chat is not None and params.get("show_alert"):
+                self.alerts.append(str(params.get("text")))
+                self.refused.add(chat)
+                self.waiting.get(chat, set()).difference_update({"edit", "photo"})
+        if chat is not None:
+            self._arrived(chat, "answer", self._local.arrived)
+        return result
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=200, help="group games played at once (default 200)")
+    parser.add_argument("--seconds", type=float, default=20.0, help="measured time (default 20)")
+    parser.add_argument("--warmup", type=float, default=3.0, help="seconds played before measuring")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--profile", help="write a cProfile of the bot process to this file")
+    parser.add_argument(
+        "--render-processes",
+        type=int,
+        default=0,
+        help="NARDY_RENDER_PROCESSES of the bot (default 0: threads)",
+    )
+    parser.add_argument("--breakdown", type=int, metavar="PRESSES", help="time the steps of a press instead")
+    parser.add_argument("--memory", type=int, metavar="GAMES", help="measure Redis memory per game instead")
+    parser.add_argument("--serve-bot", nargs=2, metavar=("API_URL", "REDIS_URL"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.memory:
+        return memory(args.memory, args.seed)
+    if args.breakdown:
+        return breakdown(args.breakdown, args.seed)
+    if args.serve_bot:
+        serve_bot(args.serve_bot[0], args.serve_bot[1], args.profile, args.render_processes)
+        return 0
+
+    rng = random.Random(args.seed)
+    with tempfile.TemporaryDirectory(prefix="nardy-load-") as tmp:
+        redis_server = EmbeddedRedis(Path(tmp) / "redis")
+        redis_server.start()
+        tg = TimedFake()
+        tg.start()
+        cmd = [sys.executable, __file__, "--serve-bot", tg.api_url, redis_server.url]
+        if args.profile:
+            cmd += ["--profile", str(Path(args.profile).resolve())]
+        cmd += ["--render-processes", str(args.render_processes)]
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        child = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
+        try:
+            assert child.stdout is not None and child.stdout.readline().strip() == "ready"
+            return drive(tg, args, rng, redis_server.url)
+        finally:
+            child.send_signal(signal.SIGTERM)
+            child.wait(30)
+            tg.stop()
+            redis_server.stop()
+
+
+def memory_per_game(redis_url: str, games: int) -> dict[str, float]:
+    """MEMORY USAGE of every nardy:* key, summed by kind of key, per game."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        sums: Counter[str] = Counter()
+        for key in client.scan_iter(match="nardy:*", count=1000):
+            parts = key.split(":")
+            kind = ":".join(
+                p if not p.lstrip("-").isdigit() and i != 2 else "<id>" for i, p in enumerate(parts)
+            )
+            sums[kind] += int(client.memory_usage(key, samples=0) or 0)
+        return {kind: round(total / games) for kind, total in sorted(sums.items())}
+    finally:
+        client.close()
+
+
+def drive(tg: TimedFake, args: argparse.Namespace, rng: random.Random, redis_url: str) -> int:
+    players: dict[int, dict[str, SimUser]] = {}
+    boards: dict[int, int] = {}
+    t0 = time.monotonic()
+    for i in range(args.games):
+        chat = -100_000 - i
+        white, black = SimUser(tg, 10_000 + 2 * i, f"W{i}"), SimUser(tg, 10_001 + 2 * i, f"B{i}")
+        board = start_group_game(tg, chat, white, black, "long" if i % 4 == 3 else "short")
+        players[chat] = {u.first_name: u for u in (white, black)}
+        boards[chat] = board.message_id
+    print(f"{args.games} games started in {time.monotonic() - t0:.1f}s", file=sys.stderr)
+
+    moves = 0
+    finished = 0
+
+    def press_next(chat: int) -> bool:
+        msg = tg.message(chat, boards[chat])
+        datas = [str(b.get("callback_data", "")) for b in msg.buttons]
+        rematch = [d for d in datas if d.startswith("r:")]
+        if rematch:  # the game is over: the next game of the series, on a new board message
+            tg.timed_press(next(iter(players[chat].values())), chat, boards[chat], rematch[0])
+            return False
+        found = MOVER.search(msg.caption or "")
+        assert found, f"chat {chat}: cannot tell whose turn it is from {msg.caption!r}"
+        user = players[chat][found["name"]]
+        move_buttons = [b for b in msg.buttons if str(b.get("callback_data", "")).startswith("m:")]
+        done = [d for d in datas if d.startswith("d:")]
+        if done and not move_buttons:
+            data = done[0]
+        else:
+            home = [b for b in move_buttons if "⌂" in b["text"]]
+            data = str(rng.choice(home or move_buttons)["callback_data"])
+        tg.timed_press(user, chat, boards[chat], data)
+        return True
+
+    for chat in boards:
+        press_next(chat)
+    start = time.monotonic()
+    measure_from = start + args.warmup
+    end = measure_from + args.seconds
+    measured_start_moves = 0
+    while True:
+        now = time.monotonic()
+        if not tg.measuring and now >= measure_from:
+            tg.measuring = True
+            measured_start_moves = moves
+        if now >= end:
+            break
+        try:
+            chat = tg.ready.get(timeout=max(0.01, end - now))
+        except queue.Empty:
+            continue
+        if chat in tg.refused:
+            tg.refused.discard(chat)
+        elif chat in tg.new_board:
+            boards[chat] = tg.new_board.pop(chat)
+        else:
+            moves += 1
+        if not press_next(chat):
+            finished += 1
+    tg.measuring = False
+    measured = moves - measured_start_moves
+    lat = [x * 1000 for x in tg.latencies]
+    result = {
+        "games": args.games,
+        "moves": measured,
+        "moves_per_s": round(measured / args.seconds, 1),
+        "p50_ms": round(statistics.median(lat), 2) if lat else None,
+        "p99_ms": round(percentile(lat, 0.99), 2) if lat else None,
+    }
+    print(f"Bot API calls: {dict(tg.methods)}")
+    print(f"games finished during the run: {finished}; alerts: {len(tg.alerts)} {tg.alerts[:3]}")
+    print(
+        f"{measured} presses in {args.seconds:.0f}s = {result['moves_per_s']} moves/s; "
+        f"press -> board edit p50 {result['p50_ms']} ms, p99 {result['p99_ms']} ms"
+    )
+    memory = memory_per_game(redis_url, args.games)
+    print(f"Redis memory per game (MEMORY USAGE, bytes): {memory}; all keys: {sum(memory.values())}")
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,144 @@
+"""/forget (/deletedata): a user's data is deleted on request, after a confirmation, in the real Redis."""
+
+from __future__ import annotations
+
+import json
+
+import redis
+from fake_telegram import FakeTelegram, SimUser
+from fake_telegram.play import board, data_of, reply_to, start_friend_game, start_group_game
+from fake_telegram.runner import BotRunner
+from fake_telegram.server import StoredMessage
+
+from bot.flow import ScriptedDice
+from engine import Game, Side
+
+GROUP, OTHER_GROUP = -1008, -1009
+
+
+def game_id_of(msg: StoredMessage) -> str:
+    return str(msg.buttons[0]["callback_data"]).split(":")[1]
+
+
+def everything(redis_url: str) -> dict[str, str]:
+    """Every nardy:* key with its value as text (strings, hashes and sets)."""
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        out: dict[str, str] = {}
+        for key in client.scan_iter(match="nardy:*"):
+            kind = client.type(key)
+            value: object = (
+                client.get(key)
+                if kind == "string"
+                else client.hgetall(key)
+                if kind == "hash"
+                else sorted(client.smembers(key))
+            )
+            out[key] = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        return out
+    finally:
+        client.close()
+
+
+def test_forget_resigns_live_games_anonymises_them_and_deletes_the_rest(
+    tg: FakeTelegram, bot: BotRunner, dice: ScriptedDice, redis_url: str
+) -> None:
+    alice, bob, carol = SimUser(tg, 1, "Alicia"), SimUser(tg, 2, "Bob"), SimUser(tg, 3, "Carol")
+    # a finished friend game (Alicia resigned it), then an invitation of hers
+    dice.push(6, 1)
+    alice_board, _ = start_friend_game(tg, alice, carol, "short")
+    finished_id = game_id_of(alice_board)
+    alice.press(reply_to(alice, "/resign"), "Yes")
+    menu = reply_to(alice, "/newgame")
+    alice.press(menu, "Short")
+    alice.press(menu, "👥")
+    # a live group game in which Alicia is on turn, and her open lobby in another group
+    dice.push(6, 1)
+    group_board = start_group_game(tg, GROUP, alice, bob, "long")
+    live_id = game_id_of(group_board)
+    tg.add_chat(OTHER_GROUP, "group", "Other club")
+    lobby_menu = reply_to(alice, "/newgame", OTHER_GROUP)
+    alice.press(lobby_menu, "Short")
+    before = everything(redis_url)
+    assert any("Alicia" in v for v in before.values())
+    assert {
+        "nardy:user:1:invite",
+        "nardy:user:1:games",
+        "nardy:chat:1:game",
+        f"nardy:lobby:{OTHER_GROUP}",
+    } <= set(before)
+    live_before = json.loads(before[f"nardy:game:{live_id}"])
+
+    question = reply_to(alice, "/deletedata")
+    assert question.body.startswith("Alicia, this deletes your data from the bot")
+    refused = bob.press_data(question, alice.button(question, "Yes"))
+    assert refused.text == "This menu belongs to someone else. Send /newgame to start your own game."  # type: ignore[union-attr]
+    assert everything(redis_url) == before, "nothing happens before the confirmation"
+    answer = alice.press(question, "Yes, delete my data")
+    assert not answer.show_alert, answer.text
+    assert tg.message(alice.id, question.message_id).text == (
+        "Your data was deleted.\nGames in progress resigned (your name removed): 1\n"
+        "Finished games deleted: 1\nInvitations withdrawn: 1\nOpen group games cancelled: 1"
+    )
+
+    after = everything(redis_url)
+    assert not any("Alicia" in v for v in after.values()), "her name is gone from every key"
+    assert not any(k.startswith(("nardy:user:1:", "nardy:chat:1:")) for k in after), sorted(after)
+    assert not any(finished_id in k for k in after), "the finished game is deleted with its keys"
+    assert not any(k.startswith(("nardy:invite:", "nardy:lobby:")) for k in after), sorted(after)
+    # the live game stays for Bob: resigned by her side, scored as a resignation, without her id
+    live = json.loads(after[f"nardy:game:{live_id}"])
+    assert [p["id"] for p in live["players"]] == [0, 2]
+    expected = Game.from_json(live_before["game"]).resign(Side.WHITE).result
+    assert Game.from_json(live["game"]).result == expected
+    caption = board(tg, GROUP).caption or ""
+    assert "a former player resigned." in caption and "Bob wins" in caption
+    assert tg.message(OTHER_GROUP, lobby_menu.message_id).text == "The game was cancelled."
+    rematch = bob.press_data(board(tg, GROUP), data_of(board(tg, GROUP), "r:")[0])
+    assert rematch.text == "The other player has left: no rematch. Send /newgame to start a new game."  # type: ignore[union-attr]
+    assert reply_to(bob, "/newgame", GROUP).body == "Which game?"
+    assert not bot.errors.records, bot.errors.messages()
+
+
+def test_forget_in_a_private_game_leaves_the_friend_a_finished_board(
+    tg: FakeTelegram, bot: BotRunner, dice: ScriptedDice, redis_url: str
+) -> None:
+    alice, bob = SimUser(tg, 1, "Alicia", "ru"), SimUser(tg, 2, "Bob")
+    dice.push(1, 6, 6, 1)  # Bob moves first
+    _, bob_board = start_friend_game(tg, alice, bob, "short")
+    game_id = game_id_of(bob_board)
+    answer = alice.press(reply_to(alice, "/forget"), "Да, удалить")
+    assert not answer.show_alert, answer.text
+    after = everything(redis_url)
+    assert set(after) == {
+        f"nardy:game:{game_id}",
+        f"nardy:game:{game_id}:messages",
+        "nardy:chat:2:game",
+        "nardy:user:2:games",
+    }
+    assert "Alicia" not in after[f"nardy:game:{game_id}"]
+    assert json.loads(after[f"nardy:game:{game_id}:messages"]) == {"b": str(bob_board.message_id)}
+    assert not board(tg, alice.id).buttons, "her board lost its keyboard"
+    assert "a former player resigned." in (board(tg, bob.id).caption or "")
+    assert data_of(board(tg, bob.id), "r:")
+    assert not bot.errors.records, bot.errors.messages()
+
+
+def test_no_keeps_everything_and_a_stranger_has_nothing_to_delete(
+    tg: FakeTelegram, bot: BotRunner, dice: ScriptedDice, redis_url: str
+) -> None:
+    alice, bob, zoe = SimUser(tg, 1, "Alicia"), SimUser(tg, 2, "Bob"), SimUser(tg, 9, "Zoe")
+    dice.push(6, 1)
+    start_group_game(tg, GROUP, alice, bob, "short")
+    before = everything(redis_url)
+    question = reply_to(alice, "/forget", GROUP)
+    assert not alice.press(question, "No, keep it").show_alert
+    assert tg.message(GROUP, question.message_id).text == "Nothing was deleted."
+    assert everything(redis_url) == before
+    zoe.press(reply_to(zoe, "/forget"), "Yes")
+    assert tg.bot_messages(zoe.id)[-1].text == (
+        "Your data was deleted.\nGames in progress resigned (your name removed): 0\n"
+        "Finished games deleted: 0\nInvitations withdrawn: 0\nOpen group games cancelled: 0"
+    )
+    assert everything(redis_url) == before
+    assert not bot.errors.records, bot.errors.messages()

@@ -1,0 +1,176 @@
+"""Two bot workers behind webhooks share one Redis: racing presses never double or lose a move."""
+
+from __future__ import annotations
+
+import os
+import random
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fake_telegram import FakeTelegram, SimUser
+from fake_telegram.play import reply_to, start_group_game
+from fake_telegram.race import RaceStats, check_games, game_of, race_game
+from fake_telegram.runner import WEBHOOK_SECRET, BotRunner
+from fake_telegram.server import BOT_TOKEN
+
+from bot import display
+from bot.config import Config, ConfigError
+from bot.display import RenderProcesses, use_render_processes
+from bot.flow import ScriptedDice, engine_computer
+from render.gallery import samples
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def workers(tg: FakeTelegram, redis_url: str) -> Iterator[tuple[BotRunner, BotRunner]]:
+    """Two webhook workers on their own ports, registered with the fake (which spreads the updates)."""
+    dice = ScriptedDice(seed=11)
+    pair = tuple(
+        BotRunner(tg.api_url, redis_url, dice, engine_computer(seed=5), webhook_port=free_port(), name=name)
+        for name in ("worker-a", "worker-b")
+    )
+    for worker in pair:
+        worker.start()
+    yield pair  # type: ignore[misc]
+    for worker in pair:
+        worker.stop()
+
+
+def test_both_workers_register_their_webhook_with_the_secret(
+    tg: FakeTelegram, workers: tuple[BotRunner, BotRunner]
+) -> None:
+    assert sorted(tg.webhooks()) == sorted(w.webhook_url for w in workers)
+    secrets = {c[1].get("secret_token") for c in tg.calls("setWebhook")}
+    assert secrets == {WEBHOOK_SECRET}
+
+
+def test_racing_presses_on_two_workers_neither_double_nor_lose_a_move(
+    tg: FakeTelegram, redis_url: str, workers: tuple[BotRunner, BotRunner]
+) -> None:
+    """4 games, 50 rounds each (~250 presses): double taps, both players at once, updates delivered twice."""
+    games = 4
+    chats = [-2000 - i for i in range(games)]
+    players = {
+        chat: (SimUser(tg, 100 + 2 * i, f"W{i}"), SimUser(tg, 101 + 2 * i, f"B{i}"))
+        for i, chat in enumerate(chats)
+    }
+    for chat in chats:
+        start_group_game(tg, chat, *players[chat])
+    before = {chat: game_of(redis_url, chat) for chat in chats}
+    tg.duplicate_rate = 0.3
+
+    results: dict[int, RaceStats] = {}
+
+    def play(chat: int) -> None:
+        results[chat] = race_game(tg, chat, players[chat], random.Random(chat), rounds=50)
+
+    threads = [threading.Thread(target=play, args=(chat,)) for chat in chats]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    tg.wait_delivered()
+
+    stats = RaceStats()
+    for chat in chats:
+        stats.add(results[chat])
+    assert not stats.problems, stats.problems[:5]
+    assert stats.rounds == 4 * 50 and stats.presses > stats.rounds
+    assert stats.double_taps and stats.both_at_once
+    problems = check_games(
+        redis_url, {c: before[c][0] for c in chats}, {c: before[c][1] for c in chats}, stats
+    )
+    assert not problems, problems
+    # a repeated delivery is dropped: no press is answered twice, and both workers did some of the work
+    repeated = [qid for qid, n in tg._state.deliveries.items() if n > 1]
+    assert repeated, "the fake delivered no update twice"
+    assert all(len(tg.answers_to(qid)) == 1 for qid in repeated)
+    handled = {w.name: w.handled for w in workers}
+    assert all(handled.values()), handled
+    for worker in workers:
+        assert not worker.errors.records, worker.errors.messages()
+
+
+def test_a_worker_that_stops_leaves_the_updates_to_the_other(
+    tg: FakeTelegram, redis_url: str, workers: tuple[BotRunner, BotRunner]
+) -> None:
+    alice, bob = SimUser(tg, 1, "Alice"), SimUser(tg, 2, "Bob")
+    start_group_game(tg, -3001, alice, bob)
+    workers[0].stop()  # its webhook URL stays registered: deliveries to it fail and go to the other
+    for _ in range(5):
+        assert reply_to(alice, "/help").text is not None
+    workers[0].start()
+
+
+def test_python_m_bot_serves_webhooks_when_webhook_url_is_set(tg: FakeTelegram, redis_url: str) -> None:
+    port = free_port()
+    env = dict(
+        os.environ,
+        BOT_TOKEN=BOT_TOKEN,
+        REDIS_URL=redis_url,
+        TELEGRAM_API_URL=tg.api_url,
+        WEBHOOK_URL=f"http://127.0.0.1:{port}/telegram",
+        WEBHOOK_LISTEN="127.0.0.1",
+        WEBHOOK_PORT=str(port),
+        WEBHOOK_SECRET="s3cret",
+        PYTHONPATH=str(ROOT),
+    )
+    proc = subprocess.Popen([sys.executable, "-m", "bot"], env=env, cwd=ROOT, stderr=subprocess.PIPE)
+    try:
+        tg.wait_for(lambda: tg.calls("setWebhook"), 20, "setWebhook")
+        assert tg.webhooks() == [f"http://127.0.0.1:{port}/telegram"]
+        assert tg.calls("setWebhook")[-1][1]["secret_token"] == "s3cret"
+        alice = SimUser(tg, 7, "Alice")
+        assert "/newgame" in (reply_to(alice, "/help", None).text or "")
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err.decode()[-2000:]
+
+
+async def test_render_processes_draw_the_same_picture_as_a_thread() -> None:
+    view = samples()["03-short-hit-white-view"]
+    processes = RenderProcesses(1)
+    processes.start()
+    try:
+        use_render_processes(processes)
+        drawn = await display.render(view)
+    finally:
+        use_render_processes(None)
+        processes.stop()
+    assert drawn[:2] == b"\xff\xd8"
+    assert drawn == await display.render(view)
+
+
+def test_config_reads_the_webhook_settings_and_refuses_bad_ones() -> None:
+    env = {
+        "BOT_TOKEN": "1:x",
+        "WEBHOOK_URL": "https://bot.example.org/telegram",
+        "WEBHOOK_PORT": "8443",
+        "WEBHOOK_SECRET": "abc_DEF-123",
+        "NARDY_RENDER_PROCESSES": "2",
+    }
+    config = Config.from_env(env)
+    assert (config.webhook_url, config.webhook_listen, config.webhook_port) == (
+        "https://bot.example.org/telegram",
+        "0.0.0.0",
+        8443,
+    )
+    assert config.webhook_secret == "abc_DEF-123" and "abc_DEF" not in repr(config)
+    assert config.render_processes == 2
+    assert Config.from_env({"BOT_TOKEN": "1:x"}).webhook_url is None
+    for key, bad in [("WEBHOOK_PORT", "http"), ("WEBHOOK_SECRET", "has space"), ("WEBHOOK_URL", "bot.org")]:
+        with pytest.raises(ConfigError, match=key):
+            Config.from_env({**env, key: bad})
