@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 
 from telegram import BotCommand, Update
+from bot.http_request import AiohttpRequest
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -26,10 +27,8 @@ from bot.storage import Storage, StorageError
 
 log = logging.getLogger(__name__)
 
-# Bot API connections: httpcore scans the whole pool (a poll() per connection) for every request, so
-# 256 connections (PTB's default) cost more than they bring; a request waits up to POOL_TIMEOUT for one.
+# Bot API connections of the aiohttp session (bot/http_request.py); a request waits for a free one.
 CONNECTIONS = 32
-POOL_TIMEOUT = 20.0
 
 COMMANDS = ("start", "help", "rules", "newgame", "resign", "cancel", "claim", "forget")
 
@@ -91,9 +90,8 @@ def build_application(
         .base_file_url(api_base_url(root).removesuffix("/bot") + "/file/bot")
         .rate_limiter(rate_limiter or AIORateLimiter(max_retries=3))
         .concurrent_updates(True)
-        .connection_pool_size(CONNECTIONS)
-        .pool_timeout(POOL_TIMEOUT)
-        .get_updates_read_timeout(poll_timeout + 5)
+        .request(AiohttpRequest(connection_pool_size=CONNECTIONS))
+        .get_updates_request(AiohttpRequest(connection_pool_size=1, read_timeout=poll_timeout + 5))
         .post_init(set_commands)
         .post_shutdown(lambda _app: storage.close())
     )

@@ -1,0 +1,86 @@
+"""python-telegram-bot's network layer on aiohttp.
+
+PTB's default (httpx/httpcore) re-scans every pooled connection for every queued request; with a
+few hundred presses in flight that bookkeeping took about a third of the bot's CPU (py-spy and
+cProfile of bench/load.py). aiohttp's connector hands out connections in constant time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import aiohttp
+from telegram._utils.defaultvalue import DefaultValue
+from telegram._utils.types import ODVInput
+from telegram.error import NetworkError, TimedOut
+from telegram.request import BaseRequest, RequestData
+
+
+class AiohttpRequest(BaseRequest):
+    """A BaseRequest that sends Bot API calls through one aiohttp session."""
+
+    __slots__ = ("_connect_timeout", "_media_write_timeout", "_pool_size", "_read_timeout", "_session")
+
+    def __init__(
+        self,
+        connection_pool_size: int = 64,
+        read_timeout: float | None = 5.0,
+        connect_timeout: float | None = 5.0,
+        media_write_timeout: float | None = 20.0,
+    ) -> None:
+        self._pool_size = connection_pool_size
+        self._read_timeout = read_timeout
+        self._connect_timeout = connect_timeout
+        self._media_write_timeout = media_write_timeout
+        self._session: aiohttp.ClientSession | None = None
+
+    @property
+    def read_timeout(self) -> float | None:
+        return self._read_timeout
+
+    async def initialize(self) -> None:
+        if self._session is None or self._session.closed:
+            connector = aiohttp.TCPConnector(limit=self._pool_size, ttl_dns_cache=300)
+            self._session = aiohttp.ClientSession(connector=connector)
+
+    async def shutdown(self) -> None:
+        if self._session is not None and not self._session.closed:
+            await self._session.close()
+        self._session = None
+
+    async def do_request(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None = None,
+        read_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        write_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        connect_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+    ) -> tuple[int, bytes]:
+        if self._session is None or self._session.closed:
+            raise RuntimeError("AiohttpRequest is not initialized")
+        files = request_data.multipart_data if request_data else None
+        data: aiohttp.FormData | dict[str, str] | None = None
+        if request_data is not None:
+            if files:
+                form = aiohttp.FormData()
+                for name, value in request_data.json_parameters.items():
+                    form.add_field(name, value)
+                for name, (filename, content, mimetype) in files.items():
+                    form.add_field(name, content, filename=filename, content_type=mimetype)
+                data = form
+            else:
+                data = request_data.json_parameters
+        read = self._read_timeout if isinstance(read_timeout, DefaultValue) else read_timeout
+        connect = self._connect_timeout if isinstance(connect_timeout, DefaultValue) else connect_timeout
+        timeout = aiohttp.ClientTimeout(sock_connect=connect, sock_read=read if not files else self._media_write_timeout)
+        try:
+            async with self._session.request(
+                method, url, data=data, timeout=timeout, headers={"User-Agent": self.USER_AGENT}
+            ) as response:
+                return response.status, await response.read()
+        except asyncio.TimeoutError as err:
+            raise TimedOut from err
+        except aiohttp.ClientError as err:
+            raise NetworkError(f"aiohttp {type(err).__name__}: {err}") from err
