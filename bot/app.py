@@ -7,7 +7,6 @@ import time
 from collections.abc import Callable
 
 from telegram import BotCommand, Update
-from bot.http_request import AiohttpRequest
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -22,6 +21,7 @@ from telegram.ext import (
 from bot import handlers as h
 from bot.config import api_base_url, claim_after_from_env
 from bot.flow import ComputerPlayer, DiceSource, SecretDice, engine_computer
+from bot.http_request import AiohttpRequest
 from bot.i18n import texts
 from bot.storage import Storage, StorageError
 

@@ -7,8 +7,6 @@ cProfile of bench/load.py). aiohttp's connector hands out connections in constan
 
 from __future__ import annotations
 
-import asyncio
-
 import aiohttp
 from telegram._utils.defaultvalue import DefaultValue
 from telegram._utils.types import ODVInput
@@ -80,7 +78,7 @@ class AiohttpRequest(BaseRequest):
                 method, url, data=data, timeout=timeout, headers={"User-Agent": self.USER_AGENT}
             ) as response:
                 return response.status, await response.read()
-        except asyncio.TimeoutError as err:
+        except TimeoutError as err:
             raise TimedOut from err
         except aiohttp.ClientError as err:
             raise NetworkError(f"aiohttp {type(err).__name__}: {err}") from err

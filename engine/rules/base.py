@@ -9,7 +9,7 @@ law (`_single_moves`), how a move changes the board (`_apply`), and its geometry
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -367,7 +367,18 @@ class Rules(ABC):
             out.extend(self._single_moves(x, o, die, head_limit - (head_start - x[24])))
         return out
 
-    def _next_moves(self, x, o, left, depth, completes, larger_only, dice, head_limit, position):  # type: ignore[no-untyped-def]
+    def _next_moves(
+        self,
+        x: Counts,
+        o: Counts,
+        left: tuple[int, ...],
+        depth: int,
+        completes: Callable[[Counts, Counts, tuple[int, ...], int], bool],
+        larger_only: bool,
+        dice: Dice,
+        head_limit: int,
+        position: Position,
+    ) -> list[RawMove]:
         result: list[RawMove] = []
         if depth >= 4 or x[0] == 15:
             return result
