@@ -18,15 +18,15 @@ BENCH_LEVELS: tuple[str, ...] = ("random", "greedy")
 def _short(level: str) -> Player:
     net = NetEvaluator()
     return {
-        "beginner": SearchPlayer(net, noise=0.3),
-        "intermediate": SearchPlayer(net, noise=0.06),
+        "beginner": SearchPlayer(net, noise=0.15),
+        "intermediate": SearchPlayer(net, noise=0.05),
         "expert": SearchPlayer(net, deep=NetEvaluator(plies=2), candidates=4, margin=0.12),
     }[level]
 
 
 def _long(level: str) -> Player:
     return {
-        "beginner": SearchPlayer(LinearEvaluator(shipped_weights("beginner")), noise=0.6),
+        "beginner": SearchPlayer(LinearEvaluator(shipped_weights("expert")), noise=0.5),
         "intermediate": SearchPlayer(LinearEvaluator(shipped_weights("expert")), noise=0.15),
         "expert": SearchPlayer(
             LinearEvaluator(shipped_weights("expert")),

@@ -123,7 +123,7 @@ class LongWeights:
 
 @cache
 def shipped_weights(name: str = "expert") -> LongWeights:
-    """A weight set from long_weights.json ("expert" = tuned by self-play, "beginner" = simple)."""
+    """A weight set from long_weights.json ("expert": hand-set, then hill-climbed by self-play)."""
     data = json.loads(resources.files("engine.ai").joinpath("long_weights.json").read_text(encoding="utf-8"))
     if name not in data:
         raise ValueError(f"long_weights.json has no weight set {name!r}; it has {sorted(data)}")

@@ -2,7 +2,8 @@
 
 A game supplies an `Evaluator` (how good the position after a play is for the side that just moved);
 `SearchPlayer` turns it into a player: 0-ply choice of the best play, optional noise for the weaker
-levels, and an optional lookahead over the opponent's 21 rolls for the best few candidates.
+levels, and an optional deeper evaluator for the best few candidates (`LookaheadEvaluator`: the
+opponent's best reply to each of its 21 rolls; short nardy uses bgsage's own 2-ply search).
 """
 
 from __future__ import annotations

@@ -1,0 +1,140 @@
+"""Strength of the computer players: N games between two of them, with wins, points per game, a 95 %
+confidence interval and decision times. The last line printed is one JSON object.
+
+    .venv/bin/python bench/strength.py --game short --a expert --b pubeval --games 2000 --workers 2
+    .venv/bin/python bench/strength.py --game long --a expert --b greedy --games 1000 --workers 2
+
+Levels: beginner, intermediate, expert; and as opponents random, greedy (long nardy: the play moving
+the most pips, then keeping the most made points) and pubeval (short nardy: Tesauro's pubeval, as
+shipped in gnubg-nn, a test-only dependency). Player A starts the even-numbered games, B the odd ones;
+game i's dice come from random.Random(f(seed, i)), so a run is the same for any number of workers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import statistics
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine import Dice, Play, Position, Rules, find_rules
+from engine.ai import BENCH_LEVELS, LEVELS, Player, player_for
+from engine.ai.selfplay import play_game
+
+
+class PubEvalPlayer:
+    """Tesauro's pubeval (gnubg-nn's pub_best_move) mapped back onto the engine's legal plays."""
+
+    def choose(self, rules: Rules, position: Position, dice: Dice, rng: random.Random) -> Play:
+        import gnubg_nn
+
+        plays = rules.legal_plays(position, dice)
+        if len(plays) == 1:
+            return plays[0]
+        # gnubg board: [side not on roll, side on roll], index i = point i + 1, index 24 = the bar.
+        flat = gnubg_nn.pub_best_move([list(position.o[1:26]), list(position.x[1:26])], dice.a, dice.b)
+        x, o = list(position.x), list(position.o)
+        for i in range(0, len(flat) - 1, 2):
+            if flat[i] < 0:
+                break
+            src, dst = flat[i] + 1, max(flat[i + 1] + 1, 0)
+            x[src] -= 1
+            x[dst] += 1
+            if dst and o[25 - dst] == 1:
+                o[25 - dst] = 0
+                o[25] += 1
+        for play in plays:
+            if play.position.x == tuple(x) and play.position.o == tuple(o):
+                return play
+        raise RuntimeError(f"pubeval's play {flat} with {dice} is not legal in {rules.describe(position)}")
+
+
+def make_player(game: str, level: str) -> Player:
+    if level == "pubeval":
+        if game != "short":
+            raise SystemExit("pubeval plays short nardy only")
+        return PubEvalPlayer()
+    return player_for(game, level)
+
+
+def _run(args: tuple[str, str, str, int, list[int]]) -> list[tuple[int, list[float], list[float]]]:
+    game, a_level, b_level, seed, indices = args
+    rules = find_rules(game)
+    a, b = make_player(game, a_level), make_player(game, b_level)
+    results = []
+    for i in indices:
+        dice = random.Random(seed * 1_000_003 + i)
+        rng = random.Random(seed * 7_919 + i)
+        outcome = play_game(rules, a, b, i % 2 == 0, dice, rng)
+        results.append((outcome.a_points, outcome.a_times, outcome.b_times))
+    return results
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def main(argv: list[str] | None = None) -> None:
+    levels = LEVELS + BENCH_LEVELS + ("pubeval",)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", choices=("short", "long"), required=True)
+    parser.add_argument("--a", choices=levels, required=True, help="the player measured")
+    parser.add_argument("--b", choices=levels, required=True, help="its opponent")
+    parser.add_argument("--games", type=int, required=True)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=1, help="processes playing games in parallel")
+    args = parser.parse_args(argv)
+
+    chunks = [list(range(w, args.games, args.workers)) for w in range(args.workers)]
+    jobs = [(args.game, args.a, args.b, args.seed, chunk) for chunk in chunks if chunk]
+    if args.workers > 1:
+        with ProcessPoolExecutor(args.workers) as pool:
+            parts = list(pool.map(_run, jobs))
+    else:
+        parts = [_run(job) for job in jobs]
+    results = [r for part in parts for r in part]
+
+    points = [r[0] for r in results]
+    a_times = [t for r in results for t in r[1]]
+    b_times = [t for r in results for t in r[2]]
+    n = len(points)
+    wins = sum(1 for p in points if p > 0)
+    ppg = sum(points) / n
+    sd = statistics.stdev(points) if n > 1 else 0.0
+    half = 1.96 * sd / math.sqrt(n)
+    win_rate = wins / n
+    win_half = 1.96 * math.sqrt(win_rate * (1 - win_rate) / n)
+    kinds = {k: sum(1 for p in points if p == k) for k in sorted(set(points))}
+
+    print(f"{args.game} nardy: {args.a} (A) vs {args.b} (B), {n} games, seed {args.seed}")
+    print(f"A wins {wins} ({win_rate:.1%} ± {win_half:.1%}), B wins {n - wins}")
+    print(f"A points per game {ppg:+.3f}, 95% CI [{ppg - half:+.3f}, {ppg + half:+.3f}]")
+    print("results by points for A: " + ", ".join(f"{k:+d}: {v}" for k, v in kinds.items()))
+    for name, times in ((args.a + " (A)", a_times), (args.b + " (B)", b_times)):
+        print(
+            f"{name} decisions {len(times)}: median {statistics.median(times) * 1e3:.2f} ms, "
+            f"p99 {_percentile(times, 0.99) * 1e3:.2f} ms, max {max(times) * 1e3:.2f} ms"
+        )
+    summary = {
+        "game": args.game,
+        "a": args.a,
+        "b": args.b,
+        "games": n,
+        "win_rate": round(win_rate, 4),
+        "ppg": round(ppg, 4),
+        "ci95": [round(ppg - half, 4), round(ppg + half, 4)],
+        "a_median_ms": round(statistics.median(a_times) * 1e3, 3),
+        "a_p99_ms": round(_percentile(a_times, 0.99) * 1e3, 3),
+    }
+    print(json.dumps(summary))
+
+
+if __name__ == "__main__":
+    main()
