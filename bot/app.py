@@ -15,7 +15,9 @@ from telegram.ext import (
     CallbackQueryHandler,
     CommandHandler,
     ContextTypes,
+    MessageHandler,
     TypeHandler,
+    filters,
 )
 
 from bot import handlers as h
@@ -128,5 +130,6 @@ def build_application(
     app.add_handler(CallbackQueryHandler(h.on_claim, pattern=r"^c:"))
     app.add_handler(CallbackQueryHandler(h.on_forget, pattern=r"^f[yn]:"))
     app.add_handler(CallbackQueryHandler(h.on_unknown))
+    app.add_handler(MessageHandler(filters.COMMAND & filters.ChatType.PRIVATE, h.unknown_command))
     app.add_error_handler(h.on_error)
     return app

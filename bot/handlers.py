@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import logging
 import time
+import unicodedata
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, replace
 from typing import Any
@@ -79,8 +80,24 @@ def deps(context: ContextTypes.DEFAULT_TYPE) -> Deps:
     return found
 
 
+NAME_LIMIT = 32  # a caption repeats names up to six times; Telegram caps captions at 1024 characters
+_INVISIBLE = {"Cc", "Cf", "Cs", "Co", "Cn"}
+_KEEP = {"\u200d"}  # the zero-width joiner holds emoji sequences together
+
+
+def display_name(raw: str, fallback: str) -> str:
+    """A name fit for captions: no control or bidi characters, whitespace collapsed, at most NAME_LIMIT long."""
+    visible = "".join(ch for ch in raw if ch in _KEEP or unicodedata.category(ch) not in _INVISIBLE)
+    name = " ".join(visible.split()) or fallback
+    return name if len(name) <= NAME_LIMIT else name[: NAME_LIMIT - 1].rstrip() + "…"
+
+
 def person(user: User) -> Person:
-    return Person(user.id, user.first_name or user.username or str(user.id), texts(user.language_code).lang)
+    return Person(
+        user.id,
+        display_name(user.first_name or user.username or "", str(user.id)),
+        texts(user.language_code).lang,
+    )
 
 
 def user_texts(update: Update) -> Texts:
@@ -205,6 +222,15 @@ async def help_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     """/help: how to play, in a few lines."""
     assert update.effective_chat is not None
     await display.say(context.bot, update.effective_chat.id, help_text(user_texts(update)))
+
+
+@command
+async def unknown_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A command the bot does not know (private chats only: groups are left in peace)."""
+    assert update.effective_chat is not None
+    await display.say(
+        context.bot, update.effective_chat.id, user_texts(update).gettext("I don't know that command. /help lists what I can do.")
+    )
 
 
 @command

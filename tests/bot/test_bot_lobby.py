@@ -124,3 +124,15 @@ def test_help_rules_start_and_the_command_menu(tg: FakeTelegram, bot: BotRunner)
         "forget",
     ]
     assert [c["description"] for c in commands["ru"]][3] == "Новая игра"
+
+
+def test_an_unknown_command_gets_a_pointer_to_help_in_private_and_silence_in_a_group(
+    tg: FakeTelegram, bot: BotRunner
+) -> None:
+    anna = SimUser(tg, 31, "Анна", "ru")
+    assert reply_to(anna, "/hello").text == "Такой команды я не знаю. /help расскажет, что я умею."
+    group = -3100
+    tg.add_chat(group, "group")
+    anna.say("/hello", group)
+    assert reply_to(anna, "/help", group).text is not None  # the next bot message answers /help, not /hello
+    assert not [m for m in tg.bot_messages(group) if "не знаю" in (m.text or "")]

@@ -284,3 +284,14 @@ def test_a_move_that_leaves_one_way_to_finish_completes_the_turn() -> None:
     undone = press_undo(after, 1, after.version)
     assert undone.moves == ((10, 6),), "Undo takes back one move and does not complete again"
     assert press_move(table, 1, table.version, 13, 6).moves == ((13, 6),), "two ways on: no completion"
+
+
+def test_display_names_lose_control_characters_and_are_shortened_for_captions() -> None:
+    from bot.handlers import NAME_LIMIT, display_name
+
+    assert display_name("Ann\u202e\x07  Lee", "1") == "Ann Lee"
+    assert display_name("\u200b\u202e", "42") == "42"
+    long = display_name("Длинное имя " * 10, "1")
+    assert len(long) == NAME_LIMIT and long.endswith("…")
+    family = "👨\u200d👩\u200d👧"
+    assert display_name(family, "1") == family
