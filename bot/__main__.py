@@ -9,8 +9,9 @@ import sys
 import urllib.parse
 
 from telegram import Update
+from telegram.error import InvalidToken, NetworkError
 
-from bot.app import build_application
+from bot.app import build_application, close_requests
 from bot.config import Config, ConfigError, setup_logging
 from bot.display import RenderProcesses, use_render_processes
 from bot.embedded_redis import EmbeddedRedis
@@ -51,10 +52,16 @@ def main() -> int:
                 webhook_url=config.webhook_url,
                 secret_token=config.webhook_secret,
                 allowed_updates=Update.ALL_TYPES,
+                close_loop=False,
             )
         else:
-            app.run_polling(allowed_updates=Update.ALL_TYPES)  # post_shutdown closes the storage
+            app.run_polling(allowed_updates=Update.ALL_TYPES, close_loop=False)  # post_shutdown closes the storage
+    except (InvalidToken, NetworkError) as err:  # the log filter masks the token in the message
+        log.error("cannot start the bot: %s: %s", type(err).__name__, err)
+        asyncio.get_event_loop().run_until_complete(close_requests(app))
+        return 1
     finally:
+        asyncio.get_event_loop().close()
         if processes is not None:
             use_render_processes(None)
             processes.stop()

@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 
 # Bot API connections of the aiohttp session (bot/http_request.py); a request waits for a free one.
 CONNECTIONS = 32
+REQUESTS = "nardy.requests"
 
 COMMANDS = ("start", "help", "rules", "newgame", "resign", "cancel", "claim", "forget")
 
@@ -68,6 +69,12 @@ async def drop_repeated_update(update: Update, context: ContextTypes.DEFAULT_TYP
         raise ApplicationHandlerStop
 
 
+async def close_requests(app: Application) -> None:  # type: ignore[type-arg]
+    """Close the Bot API sessions when the bot never got as far as starting (PTB only closes started bots)."""
+    for request in app.bot_data.get(REQUESTS, ()):
+        await request.shutdown()
+
+
 def build_application(
     token: str,
     storage: Storage,
@@ -85,6 +92,10 @@ def build_application(
     `claim_after` (default: NARDY_CLAIM_AFTER, else 24 h) and `clock` (default time.time) drive the
     claims of abandoned games. `drop_repeats` (webhook workers): an update delivered twice is handled once."""
     root = api_url or "https://api.telegram.org"
+    requests = (
+        AiohttpRequest(connection_pool_size=CONNECTIONS),
+        AiohttpRequest(connection_pool_size=1, read_timeout=poll_timeout + 5),
+    )
     builder = (
         ApplicationBuilder()
         .token(token)
@@ -92,12 +103,13 @@ def build_application(
         .base_file_url(api_base_url(root).removesuffix("/bot") + "/file/bot")
         .rate_limiter(rate_limiter or AIORateLimiter(max_retries=3))
         .concurrent_updates(True)
-        .request(AiohttpRequest(connection_pool_size=CONNECTIONS))
-        .get_updates_request(AiohttpRequest(connection_pool_size=1, read_timeout=poll_timeout + 5))
+        .request(requests[0])
+        .get_updates_request(requests[1])
         .post_init(set_commands)
         .post_shutdown(lambda _app: storage.close())
     )
     app = builder.build()
+    app.bot_data[REQUESTS] = requests
     app.bot_data["nardy"] = h.Deps(
         storage=storage,
         dice=dice or SecretDice(),

@@ -66,3 +66,21 @@ def test_nardy_bot_without_a_token_says_what_is_missing(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "BOT_TOKEN is not set" in done.stderr
+
+
+def test_nardy_bot_that_cannot_reach_the_bot_api_exits_with_one_clear_line(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as closed:  # a loopback port with nobody listening
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    env = dict(os.environ, PYTHONPATH=str(ROOT), BOT_TOKEN=BOT_TOKEN, TELEGRAM_API_URL=f"http://127.0.0.1:{port}")
+    env.pop("REDIS_URL", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "bot"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 1
+    output = done.stdout + done.stderr
+    assert "cannot start the bot: NetworkError" in output
+    assert "Unclosed client session" not in output and "Event loop is closed" not in output
+    assert BOT_TOKEN not in output
