@@ -78,7 +78,7 @@ class Position:
         return f"X {describe_counts(self.x)} O {describe_counts(self.o)}{flags}"
 
     def __repr__(self) -> str:
-        args = f"x={_mapping(self.x)}, o={_mapping(self.o)}"
+        args = f"x={describe_counts(self.x)}, o={describe_counts(self.o)}"
         if self.x_first_turn:
             args += ", x_first_turn=True"
         if self.o_first_turn:
@@ -90,10 +90,6 @@ class Position:
     def __str__(self) -> str:
         """RULES.md notation, one side a line (Rules.diagram draws the board with the game's geometry)."""
         return self.describe().replace(" O {", "\nO {")
-
-
-def _mapping(counts: tuple[int, ...]) -> str:
-    return describe_counts(counts)
 
 
 def check_shape(position: Position) -> None:

@@ -32,6 +32,8 @@ from engine.sides import Side
 RawMove = tuple[int, int, int, bool]
 Counts = list[int]
 Outcomes = dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[RawMove, ...]]
+# Every node of a full search, keyed by (x, o, dice left), with one path reaching it.
+Nodes = dict[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]], tuple[RawMove, ...]]
 
 _MOVES: dict[RawMove, Move] = {}
 
@@ -61,14 +63,6 @@ class TurnStep:
             if move.src == src and move.die == die:
                 return move
         return None
-
-
-@dataclass
-class _Search:
-    """The result of enumerating a turn: every reachable node, keyed by (x, o, dice left)."""
-
-    nodes: dict[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]], tuple[RawMove, ...]]
-    head_limit: int
 
 
 class Rules(ABC):
@@ -167,8 +161,8 @@ class Rules(ABC):
         except NardyError:  # an impossible position may have no id
             return f"position ({position.describe()})"
 
-    def _search(self, position: Position, dice: Dice, head_limit: int) -> _Search:
-        nodes: dict[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]], tuple[RawMove, ...]] = {}
+    def _search(self, position: Position, dice: Dice, head_limit: int) -> Nodes:
+        nodes: Nodes = {}
         single_moves = self._single_moves
         apply = self._apply
         head_start = position.x[24]
@@ -194,20 +188,18 @@ class Rules(ABC):
                     explore(x2, o2, rest, path + (move,))
 
         explore(list(position.x), list(position.o), dice.values, ())
-        return _Search(nodes, head_limit)
+        return nodes
 
-    def _kept(self, search: _Search, dice: Dice) -> tuple[int, dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[RawMove, ...]]]:
-        """RULES §2.3 steps 1-4: the length M and the kept outcomes (final x, o) -> one path to them."""
-        candidates = [
-            (key, path) for key, path in search.nodes.items() if self._final_position_ok(key[0], key[1])
-        ]
+    def _kept(self, nodes: Nodes, dice: Dice) -> tuple[int, Outcomes]:
+        """RULES §2.3 steps 1-3: the length M and the kept outcomes (final x, o) -> one path to them."""
+        candidates = [(key, path) for key, path in nodes.items() if self._final_position_ok(key[0], key[1])]
         longest = max(len(path) for _, path in candidates)
         kept = [(key, path) for key, path in candidates if len(path) == longest]
         if longest == 1 and not dice.is_double:
             larger = [(key, path) for key, path in kept if path[0][2] == dice.high]
             if larger:
                 kept = larger
-        outcomes: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[RawMove, ...]] = {}
+        outcomes: Outcomes = {}
         for (x, o, _), path in kept:
             outcomes.setdefault((x, o), path)
         return longest, outcomes
@@ -288,15 +280,22 @@ class Rules(ABC):
         explore(list(position.x), list(position.o), (), 25)
         return best[0], found
 
-    def _plays_and_length(self, position: Position, dice: Dice) -> tuple[int, list[Play]]:
+    def _generate(self, position: Position, dice: Dice) -> tuple[int, int, Outcomes]:
+        """Validate, then (head limit, M, kept outcomes): the one place a turn is generated."""
         self.validate(position)
-        longest, outcomes = self._outcomes(position, dice, self._head_limit(position, dice))
+        head_limit = self._head_limit(position, dice)
+        return (head_limit, *self._outcomes(position, dice, head_limit))
+
+    def _plays(self, position: Position, dice: Dice, outcomes: Outcomes) -> list[Play]:
         x_first, o_first, opening = self._turn_flags(position, dice)
-        plays = [
+        return [
             Play(tuple(map(_move, path)), Position(x, o, x_first, o_first, opening))
             for (x, o), path in outcomes.items()
         ]
-        return longest, plays
+
+    def _plays_and_length(self, position: Position, dice: Dice) -> tuple[int, list[Play]]:
+        _, longest, outcomes = self._generate(position, dice)
+        return longest, self._plays(position, dice, outcomes)
 
     def legal_plays(self, position: Position, dice: Dice | tuple[int, int]) -> list[Play]:
         """Every distinct legal outcome of the turn (RULES §2.3-§2.4). A pass is one empty play."""
@@ -311,9 +310,7 @@ class Rules(ABC):
     ) -> TurnStep:
         """The legal next single moves after `moves` (each a Move or (src, die)) within a turn."""
         dice = self._dice(position, dice)
-        self.validate(position)
-        head_limit = self._head_limit(position, dice)
-        longest, outcomes = self._outcomes(position, dice, head_limit)
+        head_limit, longest, outcomes = self._generate(position, dice)
         targets = set(outcomes)
         larger_only = longest == 1 and not dice.is_double and any(p[0][2] == dice.high for p in outcomes.values())
         reach_cache: dict[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]], bool] = {}
@@ -401,9 +398,9 @@ class Rules(ABC):
             hops = parse_hops(text)
         except InvalidMoveError as exc:
             raise InvalidMoveError(f"{exc} in {self.describe(position)}") from None
-        by_position = {p.position: p for p in self.legal_plays(position, dice)}
+        head_limit, longest, outcomes = self._generate(position, dice)
+        by_position = {p.position: p for p in self._plays(position, dice, outcomes)}
         flags = self._turn_flags(position, dice)
-        head_limit = self._head_limit(position, dice)
         found: dict[Position, tuple[bool, tuple[RawMove, ...]]] = {}  # outcome -> (hit marks fit, moves)
 
         def walk(
@@ -426,7 +423,7 @@ class Rules(ABC):
                 else:  # a combined move written as one hop, e.g. 24/13: go on with the same checker
                     walk(x2, o2, _without(left, move[2]), i, move[1], exact and not move[3], path + (move,))
 
-        single_die = not dice.is_double and all(len(p.moves) == 1 for p in by_position.values())
+        single_die = not dice.is_double and longest == 1
         order = (dice.high, dice.a + dice.b - dice.high) if single_die else dice.values  # as the generator keeps them
         walk(list(position.x), list(position.o), order, 0, None, True, ())
         if not found:
