@@ -39,6 +39,7 @@ from fake_telegram.play import MOVER, start_group_game
 from fake_telegram.server import BOT_TOKEN, FakeTelegram
 from fake_telegram.users import SimUser
 
+from bot.config import default_render_processes
 from bot.embedded_redis import EmbeddedRedis
 
 EDITS = ("editMessageMedia", "editMessageCaption")
@@ -50,15 +51,14 @@ def serve_bot(api_url: str, redis_url: str, profile: str | None, render_processe
     from telegram.ext import AIORateLimiter
 
     from bot.app import build_application
-    from bot.display import RenderProcesses, use_render_processes
+    from bot.pictures import RenderProcesses, use_render_processes
     from bot.storage import Storage
 
-    if render_processes:
-        processes = RenderProcesses(render_processes)
-        processes.start()
-        use_render_processes(processes)
-
     async def main() -> None:
+        processes = RenderProcesses(render_processes) if render_processes else None
+        if processes is not None:
+            await processes.start()
+            use_render_processes(processes)
         stop = asyncio.Event()
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
         storage = Storage.from_url(redis_url)
@@ -78,6 +78,8 @@ def serve_bot(api_url: str, redis_url: str, profile: str | None, render_processe
             await app.updater.stop()
             await app.stop()
         await storage.close()
+        if processes is not None:
+            await processes.stop()
 
     if profile:
         import cProfile
@@ -93,7 +95,7 @@ def breakdown(presses: int, seed: int) -> int:
     """`--breakdown`: one short game pressed through in-process (no Telegram), timing each step of a
     press: load from Redis, the flow, the compare-and-set save, caption/keyboard/view, the previous
     view (same picture?), the picture, the JSON. Median milliseconds per press."""
-    from bot import display, flow
+    from bot import display, flow, pictures
     from bot.storage import Storage
     from bot.table import Person
 
@@ -136,7 +138,7 @@ def breakdown(presses: int, seed: int) -> int:
                     t4 = time.perf_counter()
                     display._render_parts(loaded, new.targets[0])
                     t5 = time.perf_counter()
-                    display._image(view)
+                    pictures.image(view)
                     t6 = time.perf_counter()
                     for key, spent in zip(times, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5)):
                         times[key].append(spent)
@@ -305,12 +307,19 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20.0, help="measured time (default 20)")
     parser.add_argument("--warmup", type=float, default=3.0, help="seconds played before measuring")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--rate",
+        type=float,
+        help="open loop: press at this many presses per second in all (a random idle game each time) "
+        "instead of pressing again as soon as each game is answered",
+    )
     parser.add_argument("--profile", help="write a cProfile of the bot process to this file")
     parser.add_argument(
         "--render-processes",
         type=int,
-        default=0,
-        help="NARDY_RENDER_PROCESSES of the bot (default 0: threads)",
+        default=default_render_processes(),
+        help="NARDY_RENDER_PROCESSES of the bot (default: the bot's own default, "
+        f"{default_render_processes()} here; 0: a thread of the bot process)",
     )
     parser.add_argument("--breakdown", type=int, metavar="PRESSES", help="time the steps of a press instead")
     parser.add_argument("--memory", type=int, metavar="GAMES", help="measure Redis memory per game instead")
@@ -338,7 +347,7 @@ def main() -> int:
         child = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
         try:
             assert child.stdout is not None and child.stdout.readline().strip() == "ready"
-            return drive(tg, args, rng, redis_server.url)
+            return drive(tg, args, rng, redis_server.url, child.pid)
         finally:
             child.send_signal(signal.SIGTERM)
             child.wait(30)
@@ -364,7 +373,29 @@ def memory_per_game(redis_url: str, games: int) -> dict[str, float]:
         client.close()
 
 
-def drive(tg: TimedFake, args: argparse.Namespace, rng: random.Random, redis_url: str) -> int:
+def cpu_seconds(bot_pid: int) -> dict[str, float]:
+    """CPU seconds used so far by the bot process, its render processes and this process (Linux /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def stat(pid: str) -> tuple[int, float]:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[1]), (int(fields[11]) + int(fields[12])) / tick  # ppid, utime + stime
+
+    found = {"bot": 0.0, "render": 0.0, "bench": time.process_time()}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            ppid, used = stat(pid)
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile, or not Linux
+        if int(pid) == bot_pid:
+            found["bot"] += used
+        elif ppid == bot_pid:
+            found["render"] += used
+    return found
+
+
+def drive(tg: TimedFake, args: argparse.Namespace, rng: random.Random, redis_url: str, bot_pid: int) -> int:
     players: dict[int, dict[str, SimUser]] = {}
     boards: dict[int, int] = {}
     t0 = time.monotonic()
@@ -399,21 +430,39 @@ def drive(tg: TimedFake, args: argparse.Namespace, rng: random.Random, redis_url
         tg.timed_press(user, chat, boards[chat], data)
         return True
 
-    for chat in boards:
-        press_next(chat)
+    idle: list[int] = []  # --rate: games whose last press was answered, waiting for their next turn
+    if args.rate:
+        idle.extend(boards)
+    else:
+        for chat in boards:
+            press_next(chat)
     start = time.monotonic()
     measure_from = start + args.warmup
     end = measure_from + args.seconds
     measured_start_moves = 0
+    cpu_start: dict[str, float] = {}
+    next_press, late = start, 0
     while True:
         now = time.monotonic()
         if not tg.measuring and now >= measure_from:
             tg.measuring = True
             measured_start_moves = moves
+            cpu_start = cpu_seconds(bot_pid)
         if now >= end:
             break
+        wait = end - now
+        if args.rate:  # open loop: one press every 1/rate s, by a random idle game
+            while idle and now >= next_press:
+                chat = idle.pop(rng.randrange(len(idle)))
+                if not press_next(chat):
+                    finished += 1
+                next_press += 1 / args.rate
+            if now - next_press > 1:  # every game busy for a second: the offered rate is not served
+                late += int((now - next_press) * args.rate)
+                next_press = now
+            wait = min(wait, max(0.0, next_press - now)) if idle else wait
         try:
-            chat = tg.ready.get(timeout=max(0.01, end - now))
+            chat = tg.ready.get(timeout=max(0.001, wait))
         except queue.Empty:
             continue
         if chat in tg.refused:
@@ -422,9 +471,12 @@ def drive(tg: TimedFake, args: argparse.Namespace, rng: random.Random, redis_url
             boards[chat] = tg.new_board.pop(chat)
         else:
             moves += 1
-        if not press_next(chat):
+        if args.rate:
+            idle.append(chat)
+        elif not press_next(chat):
             finished += 1
     tg.measuring = False
+    cpu = {k: v - cpu_start.get(k, 0.0) for k, v in cpu_seconds(bot_pid).items()}
     measured = moves - measured_start_moves
     lat = [x * 1000 for x in tg.latencies]
     result = {
@@ -434,6 +486,14 @@ def drive(tg: TimedFake, args: argparse.Namespace, rng: random.Random, redis_url
         "p50_ms": round(statistics.median(lat), 2) if lat else None,
         "p99_ms": round(percentile(lat, 0.99), 2) if lat else None,
     }
+    per_move = {k: round(1000 * v / max(1, measured), 2) for k, v in cpu.items()}
+    if args.rate:
+        print(f"offered {args.rate} presses/s; presses not made because every game was busy: {late}")
+    print(
+        f"CPU ms per move: {per_move} (bot: the event loop's process; render: its render processes; "
+        f"bench: the fake Bot API and the players); one core for the bot's loop would serve "
+        f"{1000 / per_move['bot'] if per_move.get('bot') else float('nan'):.0f} moves/s"
+    )
     print(f"Bot API calls: {dict(tg.methods)}")
     print(f"games finished during the run: {finished}; alerts: {len(tg.alerts)} {tg.alerts[:3]}")
     print(

@@ -13,8 +13,8 @@ from telegram.error import InvalidToken, NetworkError
 
 from bot.app import build_application, close_requests
 from bot.config import Config, ConfigError, setup_logging
-from bot.display import RenderProcesses, use_render_processes
 from bot.embedded_redis import EmbeddedRedis
+from bot.pictures import RenderProcesses, use_render_processes
 from bot.storage import Storage
 
 log = logging.getLogger("bot")
@@ -36,13 +36,15 @@ def main() -> int:
         log.info("REDIS_URL is not set: using an embedded redis-server with AOF in %s", embedded.data_dir)
     storage = Storage.from_url(redis_url)
     processes = RenderProcesses(config.render_processes) if config.render_processes else None
-    if processes is not None:
-        processes.start()
-        use_render_processes(processes)
     webhook = config.webhook_url is not None
     app = build_application(config.token, storage, api_url=config.api_url, drop_repeats=webhook)
+    loop = asyncio.new_event_loop()
     try:
-        asyncio.set_event_loop(asyncio.new_event_loop())
+        asyncio.set_event_loop(loop)
+        if processes is not None:  # started in the loop that reads their pipes
+            loop.run_until_complete(processes.start())
+            use_render_processes(processes)
+            log.info("board pictures are drawn by %d render processes", processes.workers)
         if config.webhook_url is not None:  # one of several workers behind a load balancer
             log.info("webhook mode: listening on %s:%s", config.webhook_listen, config.webhook_port)
             app.run_webhook(  # post_shutdown closes the storage
@@ -58,13 +60,13 @@ def main() -> int:
             app.run_polling(allowed_updates=Update.ALL_TYPES, close_loop=False)  # post_shutdown closes the storage
     except (InvalidToken, NetworkError) as err:  # the log filter masks the token in the message
         log.error("cannot start the bot: %s: %s", type(err).__name__, err)
-        asyncio.get_event_loop().run_until_complete(close_requests(app))
+        loop.run_until_complete(close_requests(app))
         return 1
     finally:
-        asyncio.get_event_loop().close()
         if processes is not None:
             use_render_processes(None)
-            processes.stop()
+            loop.run_until_complete(processes.stop())
+        loop.close()
         if embedded is not None:
             embedded.stop()
     return 0

@@ -8,10 +8,7 @@
 from __future__ import annotations
 
 import asyncio
-import io
 import logging
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 
 from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto
@@ -21,6 +18,7 @@ from bot import captions
 from bot.board_view import board_view
 from bot.i18n import texts
 from bot.keyboards import board_markup
+from bot.pictures import render
 from bot.storage import Storage, StorageError
 from bot.table import Table, Target
 from engine import Phase, Side
@@ -46,84 +44,6 @@ def _viewer(table: Table, target: Target) -> Side:
     if game.phase is Phase.OVER and game.result is not None:
         return game.result.winner
     return game.turn if game.phase in (Phase.MOVE, Phase.ROLL) else Side.WHITE
-
-
-def _image(view: object) -> bytes:
-    """The board image; a plain fallback picture if the renderer is missing or refuses the view."""
-    try:
-        from render import RenderError, render_board
-    except ImportError:
-        log.warning("render.render_board is not available; drawing a fallback image")
-        return _fallback_image(view)
-    try:
-        return render_board(view)  # type: ignore[arg-type]
-    except RenderError:
-        log.exception("the renderer refused a board view: %r", view)
-        return _fallback_image(view)
-
-
-class RenderProcesses:
-    """Board pictures drawn in worker processes, so the event loop keeps its core (and its GIL).
-
-    Without one (the default), a picture is drawn in a thread of the loop's default executor."""
-
-    def __init__(self, workers: int) -> None:
-        if workers < 1:
-            raise ValueError(f"RenderProcesses needs at least 1 worker, got {workers}")
-        self.workers = workers
-        self._pool: ProcessPoolExecutor | None = None
-
-    def start(self) -> None:
-        """Start the processes (spawned: the bot's threads are not forked) and draw once in each."""
-        self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
-        for done in [self._pool.submit(_warm_up) for _ in range(self.workers)]:
-            done.result(timeout=60)
-
-    def stop(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-
-    async def render(self, view: object) -> bytes:
-        assert self._pool is not None, "RenderProcesses.start() was not called"
-        return await asyncio.get_running_loop().run_in_executor(self._pool, _image, view)
-
-
-_processes: RenderProcesses | None = None
-
-
-def use_render_processes(processes: RenderProcesses | None) -> None:
-    """Draw the boards in these (started) processes from now on; None: back to threads."""
-    global _processes
-    _processes = processes
-
-
-async def render(view: object) -> bytes:
-    """The board picture of `view`, drawn off the event loop."""
-    if _processes is not None:
-        return await _processes.render(view)
-    return await asyncio.to_thread(_image, view)
-
-
-def _warm_up() -> int:
-    """Import the renderer and fill its caches in a fresh worker process."""
-    from render.gallery import samples
-
-    return sum(len(_image(view)) for view in list(samples().values())[:4])
-
-
-def _fallback_image(view: object) -> bytes:
-    from PIL import Image, ImageDraw
-
-    img = Image.new("RGB", (640, 360), (236, 221, 190))
-    draw = ImageDraw.Draw(img)
-    points = getattr(view, "points", ())
-    draw.text((20, 20), " ".join(str(p) for p in points[:12]), fill=(0, 0, 0))
-    draw.text((20, 60), " ".join(str(p) for p in points[12:]), fill=(0, 0, 0))
-    draw.text((20, 120), str(getattr(view, "status", "")), fill=(0, 0, 0))
-    buf = io.BytesIO()
-    img.save(buf, format="PNG")
-    return buf.getvalue()
 
 
 def _view(table: Table, target: Target) -> object:

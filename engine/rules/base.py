@@ -11,6 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar
 
 from engine.dice import Dice
@@ -310,7 +311,7 @@ class Rules(ABC):
     ) -> TurnStep:
         """The legal next single moves after `moves` (each a Move or (src, die)) within a turn."""
         dice = self._dice(position, dice)
-        head_limit, longest, outcomes = self._generate(position, dice)
+        head_limit, longest, outcomes = _turn_outcomes(self, position, dice)
         targets = set(outcomes)
         larger_only = longest == 1 and not dice.is_double and any(p[0][2] == dice.high for p in outcomes.values())
         reach_cache: dict[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]], bool] = {}
@@ -492,3 +493,11 @@ class Rules(ABC):
 def _without(left: tuple[int, ...], die: int) -> tuple[int, ...]:
     i = left.index(die)
     return left[:i] + left[i + 1 :]
+
+
+@lru_cache(maxsize=256)
+def _turn_outcomes(rules: Rules, position: Position, dice: Dice) -> tuple[int, int, Outcomes]:
+    """`rules._generate` memoised by content for `turn_step`: a turn is picked one tap at a time and
+    each tap (and a look-ahead over the orders still possible) asks again for the same position and
+    dice. Callers only read the outcomes. `legal_plays` does not go through here."""
+    return rules._generate(position, dice)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -164,6 +165,28 @@ async def test_two_racing_changes_never_both_apply(redis_url: str) -> None:
         with pytest.raises(VersionConflict):
             await storage.create(table)
     finally:
+        await storage.close()
+
+
+async def test_a_refused_save_writes_nothing_and_saves_survive_a_flushed_script_cache(redis_url: str) -> None:
+    storage, client = Storage.from_url(redis_url), redis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        table = await _table()
+        await storage.create(table)
+        step = table.step()
+        moved = press_move(table, 1, table.version, step.next_moves[0].src, step.next_moves[0].die)
+        client.script_flush()  # what a restarted Redis has: the save script must be loaded again
+        await storage.save(moved)
+        before = client.get("nardy:game:g1")
+        with pytest.raises(VersionConflict, match=f"stored version {moved.version}, .* made from {table.version}"):
+            await storage.save(press_move(table, 1, table.version, step.next_moves[-1].src, step.next_moves[-1].die))
+        with pytest.raises(VersionConflict, match="stored version None"):
+            await storage.save(replace(moved, id="never-created", version=5))
+        assert client.get("nardy:game:g1") == before
+        assert client.exists("nardy:game:never-created", "nardy:game:never-created:messages") == 0
+        assert client.smembers("nardy:user:1:games") == {"g1"}
+    finally:
+        client.close()
         await storage.close()
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
+import signal
 import socket
 import subprocess
 import sys
@@ -18,10 +20,10 @@ from fake_telegram.race import RaceStats, check_games, game_of, race_game
 from fake_telegram.runner import WEBHOOK_SECRET, BotRunner
 from fake_telegram.server import BOT_TOKEN
 
-from bot import display
-from bot.config import Config, ConfigError
-from bot.display import RenderProcesses, use_render_processes
+from bot import pictures
+from bot.config import Config, ConfigError, default_render_processes
 from bot.flow import ScriptedDice, engine_computer
+from bot.pictures import RenderProcesses, use_render_processes
 from render.gallery import samples
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -142,16 +144,50 @@ def test_python_m_bot_serves_webhooks_when_webhook_url_is_set(tg: FakeTelegram, 
 
 async def test_render_processes_draw_the_same_picture_as_a_thread() -> None:
     view = samples()["03-short-hit-white-view"]
-    processes = RenderProcesses(1)
-    processes.start()
+    processes = RenderProcesses(2)
+    await processes.start()
     try:
         use_render_processes(processes)
-        drawn = await display.render(view)
+        drawn = await asyncio.gather(*(pictures.render(view) for _ in range(6)))
     finally:
         use_render_processes(None)
-        processes.stop()
-    assert drawn[:2] == b"\xff\xd8"
-    assert drawn == await display.render(view)
+        await processes.stop()
+    assert drawn[0][:2] == b"\xff\xd8"
+    assert set(drawn) == {await pictures.render(view)}
+
+
+async def test_a_killed_or_hung_render_process_loses_no_board_and_is_replaced(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    views = list(samples().values())[:3]
+    processes = RenderProcesses(1)
+    await processes.start()
+    try:
+        use_render_processes(processes)
+        expected = [await asyncio.to_thread(pictures.image, v) for v in views]
+        (first,) = processes.pids
+        os.kill(first, signal.SIGKILL)
+        assert list(await asyncio.gather(*(pictures.render(v) for v in views))) == expected
+        (second,) = processes.pids
+        assert second != first
+        assert await pictures.render(views[0]) == expected[0]  # drawn by the new worker
+        os.kill(second, signal.SIGSTOP)  # hung: no answer within the time limit
+        monkeypatch.setattr(pictures, "RENDER_TIMEOUT", 0.5)
+        assert await pictures.render(views[1]) == expected[1]
+        (third,) = processes.pids
+        assert third not in (first, second)
+    finally:
+        use_render_processes(None)
+        await processes.stop()
+    assert processes.pids == []
+
+
+def test_render_processes_default_to_one_fewer_than_the_cpus_at_most_two() -> None:
+    assert [default_render_processes(n) for n in (1, 2, 3, 16)] == [0, 1, 2, 2]
+    assert Config.from_env({"BOT_TOKEN": "1:x"}).render_processes == default_render_processes()
+    assert Config.from_env({"BOT_TOKEN": "1:x", "NARDY_RENDER_PROCESSES": "0"}).render_processes == 0
+    with pytest.raises(ConfigError, match="NARDY_RENDER_PROCESSES"):
+        Config.from_env({"BOT_TOKEN": "1:x", "NARDY_RENDER_PROCESSES": "many"})
 
 
 def test_config_reads_the_webhook_settings_and_refuses_bad_ones() -> None:

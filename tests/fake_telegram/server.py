@@ -13,13 +13,12 @@ failed delivery is retried on another URL. deleteWebhook with `url=` forgets one
 from __future__ import annotations
 
 import copy
-import email.parser
-import email.policy
 import http.client
 import itertools
 import json
 import queue
 import random
+import re
 import threading
 import time
 import urllib.parse
@@ -27,6 +26,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 
 class _Server(ThreadingHTTPServer):
@@ -34,7 +34,7 @@ class _Server(ThreadingHTTPServer):
 
     request_queue_size = 128
     daemon_threads = True
-from typing import Any
+
 
 BOT_TOKEN = "123456:TEST-token-for-the-fake-api"
 BOT_ID = 123456
@@ -125,20 +125,45 @@ class _State:
     answer_log: dict[str, list[CallbackAnswer]] = field(default_factory=dict)  # every answer, repeats too
 
 
+_BOUNDARY = re.compile(r'boundary=(?:"([^"]+)"|([^;\s]+))', re.IGNORECASE)
+_PARAM = re.compile(r';\s*(name|filename)="((?:[^"\\]|\\.)*)"', re.IGNORECASE)
+
+
 def _parse_multipart(content_type: str, body: bytes) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """Form fields (str) and uploaded files (bytes) of a multipart/form-data body."""
-    head = f"Content-Type: {content_type}\r\nMIME-Version: 1.0\r\n\r\n".encode()
-    msg = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + body)
+    """Form fields (str) and uploaded files (bytes) of a multipart/form-data body (RFC 7578).
+
+    A plain split on the boundary: the email package's parser cost the load benchmark more CPU than
+    the bot it measures. A body that does not parse raises ApiError 400, as Telegram answers.
+    """
+    found = _BOUNDARY.search(content_type)
+    if found is None:
+        raise ApiError(400, "Bad Request: multipart body without a boundary")
+    delimiter = b"--" + (found.group(1) or found.group(2)).encode("latin-1")
+    chunks = body.split(delimiter)
+    if len(chunks) < 3 or not chunks[-1].startswith(b"--"):
+        raise ApiError(400, "Bad Request: multipart body without its closing boundary")
     fields: dict[str, Any] = {}
     files: dict[str, bytes] = {}
-    for part in msg.iter_parts():
-        name = part.get_param("name", header="content-disposition")
-        raw = part.get_payload(decode=True)
-        payload = raw if isinstance(raw, bytes) else b""
-        if part.get_filename() is not None:
-            files[str(name)] = payload
+    for chunk in chunks[1:-1]:
+        head, separator, payload = chunk.partition(b"\r\n\r\n")
+        if not separator or not head.startswith(b"\r\n") or not payload.endswith(b"\r\n"):
+            raise ApiError(400, "Bad Request: a multipart part without its headers")
+        payload = payload[:-2]
+        disposition = next(
+            (
+                line
+                for line in head.decode("utf-8").split("\r\n")
+                if line.lower().startswith("content-disposition:")
+            ),
+            None,
+        )
+        params = {k.lower(): v.replace('\\"', '"') for k, v in _PARAM.findall(disposition or "")}
+        if "name" not in params:
+            raise ApiError(400, "Bad Request: a multipart part without a name")
+        if "filename" in params:
+            files[params["name"]] = payload
         else:
-            fields[str(name)] = payload.decode()
+            fields[params["name"]] = payload.decode("utf-8")
     return fields, files
 
 
@@ -235,7 +260,10 @@ class FakeTelegram:
         params: dict[str, Any]
         files: dict[str, bytes] = {}
         if content_type.startswith("multipart/form-data"):
-            fields, files = _parse_multipart(content_type, body)
+            try:
+                fields, files = _parse_multipart(content_type, body)
+            except ApiError as err:
+                return err.code, {"ok": False, "error_code": err.code, "description": err.description}
             params = {k: _decode_field(v) for k, v in fields.items()}
         elif content_type.startswith("application/json"):
             params = json.loads(body or b"{}")
