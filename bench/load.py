@@ -50,7 +50,7 @@ def serve_bot(api_url: str, redis_url: str, profile: str | None, render_processe
     from telegram import Update
     from telegram.ext import AIORateLimiter
 
-    from bot.app import build_application
+    from bot.app import build_application, new_event_loop
     from bot.pictures import RenderProcesses, use_render_processes
     from bot.storage import Storage
 
@@ -81,14 +81,18 @@ def serve_bot(api_url: str, redis_url: str, profile: str | None, render_processe
         if processes is not None:
             await processes.stop()
 
-    if profile:
-        import cProfile
+    loop = new_event_loop()  # the bot's own choice (uvloop where installed)
+    try:
+        if profile:
+            import cProfile
 
-        with cProfile.Profile() as prof:
-            asyncio.run(main())
-        prof.dump_stats(profile)
-    else:
-        asyncio.run(main())
+            with cProfile.Profile() as prof:
+                loop.run_until_complete(main())
+            prof.dump_stats(profile)
+        else:
+            loop.run_until_complete(main())
+    finally:
+        loop.close()
 
 
 def breakdown(presses: int, seed: int) -> int:

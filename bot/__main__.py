@@ -11,7 +11,7 @@ import urllib.parse
 from telegram import Update
 from telegram.error import InvalidToken, NetworkError
 
-from bot.app import build_application, close_requests
+from bot.app import build_application, close_requests, new_event_loop
 from bot.config import Config, ConfigError, setup_logging
 from bot.embedded_redis import EmbeddedRedis
 from bot.pictures import RenderProcesses, use_render_processes
@@ -38,7 +38,8 @@ def main() -> int:
     processes = RenderProcesses(config.render_processes) if config.render_processes else None
     webhook = config.webhook_url is not None
     app = build_application(config.token, storage, api_url=config.api_url, drop_repeats=webhook)
-    loop = asyncio.new_event_loop()
+    loop = new_event_loop()
+    log.info("event loop: %s.%s", type(loop).__module__, type(loop).__name__)
     try:
         asyncio.set_event_loop(loop)
         if processes is not None:  # started in the loop that reads their pipes

@@ -17,7 +17,6 @@ from bot.table import Person, Table, new_id, turn_step
 from engine import Game, NardyError, Phase, Play, Side
 
 MAX_EVENTS = 6
-AUTO_COMPLETE_BUDGET = 400  # turn_step calls (~0.1 ms each) spent looking for a single completion
 
 
 class Refused(Exception):
@@ -199,25 +198,13 @@ def press_move(table: Table, user_id: int, version: int, src: int, die: int) -> 
 
 def only_completion(game: Game, moves: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...] | None:
     """The moves of the whole turn when `moves` leave exactly one way to finish it (auto-complete), else None."""
-    found: dict[object, tuple[tuple[int, int], ...]] = {}
-    budget = [AUTO_COMPLETE_BUDGET]
-
-    def walk(made: tuple[tuple[int, int], ...]) -> bool:
-        budget[0] -= 1
-        if budget[0] < 0:
-            return False  # too many orders to look through: let the player tap
-        step = turn_step(game, made)
-        if step.can_finish and step.play is not None:
-            found.setdefault(step.play.position, made)
-        for move in step.next_moves:
-            if len(found) > 1 or not walk(made + ((move.src, move.die),)):
-                return False
-        return len(found) <= 1
-
-    if not walk(moves) or len(found) != 1:
+    assert game.dice is not None
+    if len(game.rules.turn_endings(game.position, game.dice, moves, at_most=1)) != 1:
         return None
-    (complete,) = found.values()
-    return complete if len(complete) > len(moves) else None
+    made = moves
+    while step_moves := turn_step(game, made).next_moves:  # every next move leads to that one ending
+        made += ((step_moves[0].src, step_moves[0].die),)
+    return made if len(made) > len(moves) else None
 
 
 def press_undo(table: Table, user_id: int, version: int) -> Table:

@@ -32,7 +32,8 @@ from engine.sides import Side
 # A raw single move inside the generator: (src, dst, die, hit).
 RawMove = tuple[int, int, int, bool]
 Counts = list[int]
-Outcomes = dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[RawMove, ...]]
+Ending = tuple[tuple[int, ...], tuple[int, ...]]  # (X counts, O counts) at the end of a turn
+Outcomes = dict[Ending, tuple[RawMove, ...]]
 # Every node of a full search, keyed by (x, o, dice left), with one path reaching it.
 Nodes = dict[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]], tuple[RawMove, ...]]
 
@@ -355,6 +356,47 @@ class Rules(ABC):
         partial = Position(tuple(x), tuple(o), position.x_first_turn, position.o_first_turn, position.opening_roll)
         play = Play(tuple(made), Position(tuple(x), tuple(o), *flags)) if done else None
         return TurnStep(tuple(made), partial, left, tuple(map(_move, nxt)), done, play)
+
+    def turn_endings(
+        self,
+        position: Position,
+        dice: Dice | tuple[int, int],
+        moves: Sequence[Move | tuple[int, int]] = (),
+        at_most: int | None = None,
+    ) -> frozenset[Position]:
+        """The distinct positions the turn can still end in after `moves` (as `turn_step` takes them):
+        one means the rest of the turn makes no difference (the picker may finish it by itself).
+        With `at_most`, the search stops once it has found more than that many (and returns those)."""
+        dice = self._dice(position, dice)
+        step = self.turn_step(position, dice, moves)  # validates the moves made
+        head_limit, longest, outcomes = _turn_outcomes(self, position, dice)
+        larger_only = longest == 1 and not dice.is_double and any(p[0][2] == dice.high for p in outcomes.values())
+        limit = len(outcomes) if at_most is None else at_most
+        seen: set[Ending] = set()
+        memo: set[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = set()  # nodes fully explored
+
+        def explore(x: Counts, o: Counts, left: tuple[int, ...], depth: int) -> None:
+            key = (tuple(x), tuple(o), left)
+            if key in memo:
+                return  # its endings are in `seen` already
+            if depth == longest:
+                if (key[0], key[1]) in outcomes:
+                    seen.add((key[0], key[1]))
+            elif x[0] < 15:
+                for move in self._candidates(x, o, left, head_limit, position.x[24]):
+                    if larger_only and move[2] != dice.high:
+                        continue
+                    x2, o2 = x[:], o[:]
+                    self._apply(x2, o2, move)
+                    explore(x2, o2, _without(left, move[2]), depth + 1)
+                    if len(seen) > limit:
+                        return  # enough: the search ends here, this node unfinished
+            memo.add(key)
+
+        partial = step.position
+        explore(list(partial.x), list(partial.o), step.dice_left, len(step.moves_made))
+        flags = self._turn_flags(position, dice)
+        return frozenset(Position(x, o, *flags) for x, o in seen)
 
     def _candidates(
         self, x: Counts, o: Counts, left: tuple[int, ...], head_limit: int, head_start: int

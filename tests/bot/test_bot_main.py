@@ -47,6 +47,8 @@ def test_python_m_bot_runs_with_an_embedded_redis_and_never_logs_the_token(
     assert BOT_TOKEN not in output
     assert BOT_TOKEN.split(":")[1] not in output
     assert "<BOT_TOKEN>" in output, "the debug log shows request URLs, masked"
+    if sys.platform != "win32":
+        assert "event loop: uvloop" in output
     assert (tmp_path / "data" / "redis" / "appendonlydir").exists() or any(
         (tmp_path / "data" / "redis").glob("*.aof")
     )

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from engine import IllegalPlayError, InvalidMoveError, Move, Position, find_rules
+from engine import Dice, IllegalPlayError, InvalidMoveError, Move, Options, Position, Rules, find_rules
+from tests.engine.random_play import random_play_positions
 
 SHORT = find_rules("short")
 LONG = find_rules("long")
@@ -122,3 +125,49 @@ def test_parsed_play_keeps_the_moves_as_written_so_records_replay_verbatim() -> 
     start = SHORT.start_position()
     assert str(SHORT.parse_play(start, (6, 1), "8/7 13/7")) == "8/7 13/7"
     assert str(SHORT.parse_play(start, (6, 1), "13/6")) == "13/7 7/6"
+
+
+def _endings_by_walking(rules: Rules, position: Position, dice: Dice, moves: tuple[tuple[int, int], ...]) -> set[Position]:
+    """Every position a turn can end in after `moves`, by trying every order of taps through turn_step."""
+    step = rules.turn_step(position, dice, moves)
+    found = {step.play.position} if step.can_finish and step.play is not None else set()
+    for move in step.next_moves:
+        found |= _endings_by_walking(rules, position, dice, moves + ((move.src, move.die),))
+    return found
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        SHORT,
+        LONG,
+        find_rules("long", Options(block_rule="opponent_home")),
+        find_rules("long", Options(block_timing="end_of_turn")),
+        find_rules("short", Options(full_pip_rule=True)),
+    ],
+    ids=["short", "long", "long-block-in-opponent-home", "long-block-at-end-of-turn", "short-full-pip"],
+)
+def test_turn_endings_are_the_positions_every_order_of_taps_can_reach(rules: Rules) -> None:
+    rng = random.Random(11)
+    checked = single = 0
+    for position, dice in random_play_positions(rules, rng, 150):
+        moves: tuple[tuple[int, int], ...] = ()
+        while True:
+            endings = rules.turn_endings(position, dice, moves)
+            assert endings == _endings_by_walking(rules, position, dice, moves), (position.describe(), dice, moves)
+            assert endings <= {p.position for p in rules.legal_plays(position, dice)}
+            checked += 1
+            single += len(endings) == 1
+            capped = rules.turn_endings(position, dice, moves, at_most=1)
+            assert capped <= endings and len(capped) == min(2, len(endings))
+            step = rules.turn_step(position, dice, moves)
+            if not step.next_moves:
+                break
+            move = rng.choice(step.next_moves)
+            moves += ((move.src, move.die),)
+    assert checked > 300 and single > 50
+
+
+def test_turn_endings_refuse_moves_that_are_not_legal() -> None:
+    with pytest.raises(IllegalPlayError):
+        SHORT.turn_endings(SHORT.start_position(), (6, 1), [(24, 2)])
