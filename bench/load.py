@@ -45,7 +45,7 @@ from bot.embedded_redis import EmbeddedRedis
 EDITS = ("editMessageMedia", "editMessageCaption")
 
 
-def serve_bot(api_url: str, redis_url: str, profile: str | None, render_processes: int) -> None:
+def serve_bot(api_url: str, redis_url: str, profile: str | None, render_processes: int, plain_asyncio: bool) -> None:
     """The child process: the real Application polling the fake, no rate limit, until SIGTERM."""
     from telegram import Update
     from telegram.ext import AIORateLimiter
@@ -81,7 +81,7 @@ def serve_bot(api_url: str, redis_url: str, profile: str | None, render_processe
         if processes is not None:
             await processes.stop()
 
-    loop = new_event_loop()  # the bot's own choice (uvloop where installed)
+    loop = asyncio.new_event_loop() if plain_asyncio else new_event_loop()  # the bot's choice: uvloop
     try:
         if profile:
             import cProfile
@@ -325,6 +325,9 @@ def main() -> int:
         help="NARDY_RENDER_PROCESSES of the bot (default: the bot's own default, "
         f"{default_render_processes()} here; 0: a thread of the bot process)",
     )
+    parser.add_argument(
+        "--asyncio-loop", action="store_true", help="run the bot on asyncio's own loop instead of uvloop (to compare)"
+    )
     parser.add_argument("--breakdown", type=int, metavar="PRESSES", help="time the steps of a press instead")
     parser.add_argument("--memory", type=int, metavar="GAMES", help="measure Redis memory per game instead")
     parser.add_argument("--serve-bot", nargs=2, metavar=("API_URL", "REDIS_URL"), help=argparse.SUPPRESS)
@@ -334,7 +337,7 @@ def main() -> int:
     if args.breakdown:
         return breakdown(args.breakdown, args.seed)
     if args.serve_bot:
-        serve_bot(args.serve_bot[0], args.serve_bot[1], args.profile, args.render_processes)
+        serve_bot(args.serve_bot[0], args.serve_bot[1], args.profile, args.render_processes, args.asyncio_loop)
         return 0
 
     rng = random.Random(args.seed)
@@ -346,7 +349,7 @@ def main() -> int:
         cmd = [sys.executable, __file__, "--serve-bot", tg.api_url, redis_server.url]
         if args.profile:
             cmd += ["--profile", str(Path(args.profile).resolve())]
-        cmd += ["--render-processes", str(args.render_processes)]
+        cmd += ["--render-processes", str(args.render_processes)] + ["--asyncio-loop"] * args.asyncio_loop
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         child = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
         try:
