@@ -132,6 +132,8 @@ def decode(data: str | None) -> Callback:
     values: dict[str, Any] = {
         k: int(v) if k in ("version", "number", "src", "die", "user") else v for k, v in fields.items()
     }
+    if any(str(values[k]) != v for k, v in fields.items() if isinstance(values[k], int)):
+        raise BadCallback(f"callback data {data!r}: a number written with a leading zero")  # never sent so
     callback = Callback(action=action, **values)
     if action == "m" and not 1 <= callback.src <= 25:
         raise BadCallback(f"callback data {data!r}: point {callback.src} is not 1..25")
