@@ -322,7 +322,7 @@ class Fuzzer:
             return ":".join(parts)
         if how == 4 and len(parts) > 2:  # another version: older, newer, huge, negative, padded
             v = parts[2]
-            n = int(v) if v.isdigit() else 0
+            n = int(v) if v.isascii() and v.isdecimal() else 0  # "፱" is a digit int() refuses
             parts[2] = str(rng.choice([n - 1, n + 1, n - 5, 0, 10**9 - 1, 10**12, -1]))
             if rng.random() < 0.2:
                 parts[2] = "0" + parts[2]
