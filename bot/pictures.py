@@ -29,6 +29,7 @@ from typing import BinaryIO
 log = logging.getLogger(__name__)
 
 RENDER_TIMEOUT = 20.0  # seconds a worker may take for one picture before it is replaced
+RESPAWN_DELAY = 30.0  # seconds between attempts to start a render worker after one failed to start
 _HEAD = 4
 _ROOT = str(Path(__file__).resolve().parent.parent)  # where `bot` and `render` are imported from
 
@@ -116,13 +117,18 @@ class _Worker:
 
 class RenderProcesses:
     """`workers` render worker processes, started with `await start()` inside the bot's event loop and
-    stopped with `await stop()`."""
+    stopped with `await stop()`. A failed worker is replaced in the background; while the pool is short
+    (or a new worker cannot be started: tried again every RESPAWN_DELAY seconds) pictures are drawn by
+    the remaining workers, or in a thread when none is left."""
 
     def __init__(self, workers: int) -> None:
         if workers < 1:
             raise ValueError(f"RenderProcesses needs at least 1 worker, got {workers}")
         self.workers = workers
         self._pool: list[_Worker] = []
+        self._growing: asyncio.Task[None] | None = None
+        self._retry_at = 0.0
+        self._stopped = False
 
     @property
     def pids(self) -> list[int]:
@@ -130,7 +136,13 @@ class RenderProcesses:
 
     async def start(self) -> None:
         """Start the workers; each imports the renderer and draws a few boards before it answers."""
+        self._stopped = False
         self._pool = list(await asyncio.gather(*(self._spawn() for _ in range(self.workers))))
+
+    async def settle(self) -> None:
+        """Wait until a replacement worker being started (if any) is ready or has failed."""
+        if self._growing is not None:
+            await asyncio.shield(self._growing)
 
     async def _spawn(self) -> _Worker:
         proc = await asyncio.create_subprocess_exec(
@@ -139,18 +151,27 @@ class RenderProcesses:
             "bot.pictures",
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
-            env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (_ROOT, os.environ.get("PYTHONPATH"))))},
+            env={
+                **os.environ,
+                "PYTHONPATH": os.pathsep.join(filter(None, (_ROOT, os.environ.get("PYTHONPATH")))),
+            },
         )
         worker = _Worker(proc)
         assert proc.stdout is not None
-        ready = await asyncio.wait_for(proc.stdout.readexactly(1), 120)
-        if ready != b"R":
+        try:
+            ready = await asyncio.wait_for(proc.stdout.readexactly(1), 120)
+            if ready != b"R":
+                raise WorkerGone(f"render worker {proc.pid} did not start (said {ready!r})")
+        except BaseException:
             worker.kill()
-            raise WorkerGone(f"render worker {proc.pid} did not start (said {ready!r})")
+            raise
         worker.reader = asyncio.create_task(worker.read_answers(), name=f"render-worker-{proc.pid}")
         return worker
 
     async def stop(self) -> None:
+        self._stopped = True
+        if self._growing is not None:
+            await asyncio.gather(self._growing, return_exceptions=True)
         pool, self._pool = self._pool, []
         for worker in pool:
             if worker.proc.stdin is not None:
@@ -167,6 +188,8 @@ class RenderProcesses:
 
     async def render(self, view: object) -> bytes:
         """The picture of `view` from the least busy worker; drawn in a thread if that worker fails."""
+        if len(self._pool) < self.workers:
+            self._grow()
         if not self._pool:
             return await asyncio.to_thread(image, view)
         worker = min(self._pool, key=lambda w: len(w.pending))
@@ -177,19 +200,48 @@ class RenderProcesses:
             )
         except (TimeoutError, WorkerGone, ConnectionError) as err:
             log.error("render worker %s failed (%s); drawing this board in a thread", worker.proc.pid, err)
-            await self._replace(worker)
+            self._drop(worker)
             return await asyncio.to_thread(image, view)
 
-    async def _replace(self, worker: _Worker) -> None:
-        if worker not in self._pool:
-            return  # another picture of the same worker replaced it already
-        self._pool.remove(worker)
-        worker.kill()
-        worker.fail(WorkerGone(f"render worker {worker.proc.pid} replaced"))
+    def _drop(self, worker: _Worker) -> None:
+        """Take a failed worker out (once, however many of its pictures failed) and start a new one."""
+        if worker in self._pool:
+            self._pool.remove(worker)
+            worker.kill()
+            worker.fail(WorkerGone(f"render worker {worker.proc.pid} replaced"))
+        self._grow()
+
+    def _grow(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._stopped or self._growing is not None or loop.time() < self._retry_at:
+            return
+        self._growing = loop.create_task(self._add_worker(), name="render-worker-start")
+
+    async def _add_worker(self) -> None:
         try:
-            self._pool.append(await self._spawn())
+            worker = await self._spawn()
         except (TimeoutError, OSError, WorkerGone, asyncio.IncompleteReadError) as err:
-            log.error("could not start a new render worker (%s); %d left", err, len(self._pool))
+            self._retry_at = asyncio.get_running_loop().time() + RESPAWN_DELAY
+            log.error(
+                "could not start a render worker (%s); %d running, next try in %.0f s",
+                err,
+                len(self._pool),
+                RESPAWN_DELAY,
+            )
+        else:
+            if self._stopped:
+                worker.kill()
+            else:
+                self._pool.append(worker)
+                log.info("render worker %s started; %d running", worker.proc.pid, len(self._pool))
+        finally:
+            self._growing = None
+        if (
+            not self._stopped
+            and len(self._pool) < self.workers
+            and self._retry_at <= asyncio.get_running_loop().time()
+        ):
+            self._grow()
 
 
 _processes: RenderProcesses | None = None

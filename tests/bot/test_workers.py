@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import random
 import signal
@@ -12,6 +13,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 from fake_telegram import FakeTelegram, SimUser
@@ -168,18 +170,70 @@ async def test_a_killed_or_hung_render_process_loses_no_board_and_is_replaced(
         (first,) = processes.pids
         os.kill(first, signal.SIGKILL)
         assert list(await asyncio.gather(*(pictures.render(v) for v in views))) == expected
+        await processes.settle()  # the replacement starts in the background
         (second,) = processes.pids
         assert second != first
         assert await pictures.render(views[0]) == expected[0]  # drawn by the new worker
         os.kill(second, signal.SIGSTOP)  # hung: no answer within the time limit
         monkeypatch.setattr(pictures, "RENDER_TIMEOUT", 0.5)
         assert await pictures.render(views[1]) == expected[1]
+        await processes.settle()
         (third,) = processes.pids
         assert third not in (first, second)
     finally:
         use_render_processes(None)
         await processes.stop()
     assert processes.pids == []
+
+
+async def test_when_no_render_process_can_start_boards_are_drawn_in_a_thread_and_starting_is_retried(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    view = samples()["03-short-hit-white-view"]
+    expected = pictures.image(view)
+    processes = RenderProcesses(1)
+    await processes.start()
+    spawn = processes._spawn
+
+    async def cannot_start() -> NoReturn:
+        raise OSError("no more processes")
+
+    try:
+        use_render_processes(processes)
+        monkeypatch.setattr(processes, "_spawn", cannot_start)
+        os.kill(processes.pids[0], signal.SIGKILL)
+        assert await pictures.render(view) == expected  # the worker's death: drawn in a thread
+        await processes.settle()
+        assert processes.pids == []  # could not start another one
+        assert await pictures.render(view) == expected  # in a thread, no new attempt before RESPAWN_DELAY
+        assert processes._growing is None
+        monkeypatch.setattr(processes, "_spawn", spawn)
+        monkeypatch.setattr(processes, "_retry_at", 0.0)  # RESPAWN_DELAY has passed
+        assert await pictures.render(view) == expected
+        await processes.settle()
+        assert len(processes.pids) == 1
+        assert await pictures.render(view) == expected
+    finally:
+        use_render_processes(None)
+        await processes.stop()
+
+
+async def test_a_view_the_renderer_refuses_still_gets_a_picture_in_a_thread_and_in_a_worker(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    broken = dataclasses.replace(samples()["03-short-hit-white-view"], points=(1, 2, 3))  # not 24 points
+    assert pictures.image(broken)[:2] == b"\xff\xd8"  # the plain fallback picture, and the error logged
+    assert "the renderer refused a board view" in caplog.text
+    processes = RenderProcesses(1)
+    await processes.start()
+    started = processes.pids
+    try:
+        use_render_processes(processes)
+        assert (await pictures.render(broken))[:2] == b"\xff\xd8"
+        assert processes.pids == started  # drawn by the worker: a refused view is not a failed worker
+    finally:
+        use_render_processes(None)
+        await processes.stop()
 
 
 def test_render_processes_default_to_one_fewer_than_the_cpus_at_most_two() -> None:
