@@ -22,6 +22,7 @@ import collections
 import logging
 import os
 import pickle
+import signal
 import sys
 from pathlib import Path
 from typing import BinaryIO
@@ -65,6 +66,10 @@ class WorkerGone(RuntimeError):
     """A render worker died or stopped answering before it sent a picture."""
 
 
+class RenderFailed(RuntimeError):
+    """The renderer raised on a view (a bug, not a failed worker): the worker says what and goes on."""
+
+
 class _Worker:
     """One `python -m bot.pictures` process and the pictures it still owes, oldest first."""
 
@@ -73,12 +78,20 @@ class _Worker:
         self.pending: collections.deque[asyncio.Future[bytes]] = collections.deque()
         self.reader: asyncio.Task[None] | None = None
         self.alive = True
+        self.progress = 0.0  # loop time of the last answer, or of the request that found the worker idle
+
+    def stalled(self, now: float) -> bool:
+        """Owes pictures and has answered nothing for RENDER_TIMEOUT (a long queue is not a hang)."""
+        return bool(self.pending) and now - self.progress >= RENDER_TIMEOUT
 
     def send(self, frame: bytes) -> asyncio.Future[bytes]:
         assert self.proc.stdin is not None
         if not self.alive or self.proc.stdin.is_closing():
             raise WorkerGone(f"render worker {self.proc.pid} has ended")
-        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[bytes] = loop.create_future()
+        if not self.pending:
+            self.progress = loop.time()
         self.pending.append(future)  # appended and written in one step: answers keep this order
         self.proc.stdin.write(frame)
         return future
@@ -90,13 +103,14 @@ class _Worker:
             while True:
                 head = await stdout.readexactly(1 + _HEAD)
                 payload = await stdout.readexactly(int.from_bytes(head[1:], "big"))
+                self.progress = asyncio.get_running_loop().time()
                 future = self.pending.popleft()
                 if future.done():
                     continue
                 if head[0] == 0:
                     future.set_result(payload)
                 else:
-                    future.set_exception(WorkerGone(payload.decode("utf-8", "replace")))
+                    future.set_exception(RenderFailed(payload.decode("utf-8", "replace")))
         except (asyncio.IncompleteReadError, ConnectionError, IndexError) as err:
             self.alive = False
             self.fail(WorkerGone(f"render worker {self.proc.pid} ended: {err!r}"))
@@ -135,9 +149,14 @@ class RenderProcesses:
         return [w.proc.pid for w in self._pool]
 
     async def start(self) -> None:
-        """Start the workers; each imports the renderer and draws a few boards before it answers."""
+        """Start the workers; each imports the renderer and draws a few boards before it answers. Those
+        that fail to start are logged and tried again later (meanwhile the others, or a thread, draw)."""
         self._stopped = False
-        self._pool = list(await asyncio.gather(*(self._spawn() for _ in range(self.workers))))
+        started = await asyncio.gather(*(self._spawn() for _ in range(self.workers)), return_exceptions=True)
+        self._pool = [w for w in started if isinstance(w, _Worker)]
+        for error in started:
+            if isinstance(error, BaseException):
+                log.error("could not start a render worker: %r", error)
 
     async def settle(self) -> None:
         """Wait until a replacement worker being started (if any) is ready or has failed."""
@@ -171,6 +190,7 @@ class RenderProcesses:
     async def stop(self) -> None:
         self._stopped = True
         if self._growing is not None:
+            self._growing.cancel()  # a worker being started is killed, not waited for
             await asyncio.gather(self._growing, return_exceptions=True)
         pool, self._pool = self._pool, []
         for worker in pool:
@@ -183,7 +203,7 @@ class RenderProcesses:
                 worker.kill()
                 await worker.proc.wait()
             if worker.reader is not None:
-                await worker.reader
+                await asyncio.gather(worker.reader, return_exceptions=True)
             worker.fail(WorkerGone("render workers stopped"))
 
     async def render(self, view: object) -> bytes:
@@ -194,10 +214,14 @@ class RenderProcesses:
             return await asyncio.to_thread(image, view)
         worker = min(self._pool, key=lambda w: len(w.pending))
         body = pickle.dumps(view, protocol=pickle.HIGHEST_PROTOCOL)
+        loop = asyncio.get_running_loop()
         try:
-            return await asyncio.wait_for(
-                asyncio.shield(worker.send(len(body).to_bytes(_HEAD, "big") + body)), RENDER_TIMEOUT
-            )
+            answer = worker.send(len(body).to_bytes(_HEAD, "big") + body)
+            while not answer.done():
+                await asyncio.wait({answer}, timeout=RENDER_TIMEOUT)  # never cancels `answer`
+                if not answer.done() and worker.stalled(loop.time()):
+                    raise TimeoutError(f"no answer for {RENDER_TIMEOUT:.0f} s")
+            return answer.result()  # RenderFailed (the renderer's bug) goes to the caller; the worker stays
         except (TimeoutError, WorkerGone, ConnectionError) as err:
             log.error("render worker %s failed (%s); drawing this board in a thread", worker.proc.pid, err)
             self._drop(worker)
@@ -220,7 +244,7 @@ class RenderProcesses:
     async def _add_worker(self) -> None:
         try:
             worker = await self._spawn()
-        except (TimeoutError, OSError, WorkerGone, asyncio.IncompleteReadError) as err:
+        except Exception as err:  # noqa: BLE001 - whatever stops a start, try again later
             self._retry_at = asyncio.get_running_loop().time() + RESPAWN_DELAY
             log.error(
                 "could not start a render worker (%s); %d running, next try in %.0f s",
@@ -280,16 +304,15 @@ def main() -> None:
     prints goes to stderr."""
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
+    for signum in (signal.SIGINT, signal.SIGTERM):  # a Ctrl+C or a stop of the whole service: the bot
+        signal.signal(signum, signal.SIG_IGN)  # still needs its pictures; the worker ends with its input
     from render.gallery import samples
 
     for view in list(samples().values())[:4]:  # import the renderer and fill its caches
         image(view)
     answers.write(b"R")
     answers.flush()
-    try:
-        _serve(sys.stdin.buffer, answers)
-    except KeyboardInterrupt:
-        pass
+    _serve(sys.stdin.buffer, answers)
 
 
 if __name__ == "__main__":

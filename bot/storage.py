@@ -116,7 +116,7 @@ def _index_players(pipe: Any, table: Table) -> None:
 _SAVE_SCRIPT = """
 local raw = redis.call('GET', KEYS[1])
 local stored = ''
-if raw then stored = tostring(cjson.decode(raw)['version']) end
+if raw then stored = string.format('%d', cjson.decode(raw)['version']) end  -- not tostring: 1e+14
 if stored ~= ARGV[1] then return {0, stored} end
 redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
 redis.call('EXPIRE', KEYS[2], ARGV[3])

@@ -13,7 +13,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import pytest
 from fake_telegram import FakeTelegram, SimUser
@@ -216,6 +216,67 @@ async def test_when_no_render_process_can_start_boards_are_drawn_in_a_thread_and
     finally:
         use_render_processes(None)
         await processes.stop()
+
+
+async def test_a_renderer_bug_reaches_the_caller_and_keeps_the_worker_and_a_long_queue_is_not_a_hang(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    views = list(samples().values())[:4]
+    bug = dataclasses.replace(views[0], points=None)  # type: ignore[arg-type]  # even the fallback fails
+    processes = RenderProcesses(1)
+    await processes.start()
+    started = processes.pids
+    try:
+        use_render_processes(processes)
+        with pytest.raises(pictures.RenderFailed, match="TypeError"):
+            await pictures.render(bug)
+        monkeypatch.setattr(pictures, "RENDER_TIMEOUT", 0.25)  # shorter than the queue below takes
+        drawn = await asyncio.gather(*(pictures.render(views[i % 4]) for i in range(250)))
+        assert drawn == [pictures.image(views[i % 4]) for i in range(250)]
+        assert processes.pids == started  # neither the bug nor the queue cost the worker
+    finally:
+        use_render_processes(None)
+        await processes.stop()
+
+
+def test_a_render_worker_ignores_ctrl_c_and_ends_with_its_input() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot.pictures"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT
+    )
+    assert proc.stdout is not None and proc.stdout.read(1) == b"R"
+    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signal.SIGTERM)
+    with pytest.raises(subprocess.TimeoutExpired):
+        proc.wait(0.5)
+    _, _ = proc.communicate(b"", timeout=20)  # closing its input ends it
+    assert proc.returncode == 0
+
+
+async def test_a_worker_that_fails_to_start_does_not_stop_the_others_and_is_started_later(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    view = samples()["03-short-hit-white-view"]
+    processes = RenderProcesses(2)
+    spawn, calls = processes._spawn, []
+
+    async def first_fails() -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise OSError("fork failed")
+        return await spawn()
+
+    monkeypatch.setattr(processes, "_spawn", first_fails)
+    await processes.start()
+    try:
+        assert len(processes.pids) == 1
+        use_render_processes(processes)
+        assert await pictures.render(view) == pictures.image(view)
+        await processes.settle()
+        assert len(processes.pids) == 2
+    finally:
+        use_render_processes(None)
+        await processes.stop()
+    assert processes.pids == []
 
 
 async def test_a_view_the_renderer_refuses_still_gets_a_picture_in_a_thread_and_in_a_worker(
