@@ -95,6 +95,18 @@ def serve_bot(api_url: str, redis_url: str, profile: str | None, render_processe
         loop.close()
 
 
+async def random_press(table: Any, rng: random.Random, dice: Any, computer: Any) -> tuple[Any, bool]:
+    """A random legal press by the player on turn, in-process: a single move, or Done (taken 30 % of the
+    time once the turn can end, and whenever no move is left). Returns the new table and whether it was Done."""
+    from bot import flow
+
+    step, user = table.step(), table.players[table.game.turn].user_id
+    if step.next_moves and not (step.can_finish and rng.random() < 0.3):
+        move = rng.choice(step.next_moves)
+        return flow.press_move(table, user, table.version, move.src, move.die), False
+    return await flow.press_done(table, user, table.version, dice, computer), True
+
+
 def breakdown(presses: int, seed: int) -> int:
     """`--breakdown`: one short game pressed through in-process (no Telegram), timing each step of a
     press: load from Redis, the flow, the compare-and-set save, caption/keyboard/view, the previous
@@ -129,12 +141,7 @@ def breakdown(presses: int, seed: int) -> int:
                     loaded = await storage.load(table.id)
                     assert loaded is not None
                     t1 = time.perf_counter()
-                    step, user = loaded.step(), loaded.players[loaded.game.turn].user_id
-                    if step.next_moves and not (step.can_finish and rng.random() < 0.3):
-                        move = rng.choice(step.next_moves)
-                        new = flow.press_move(loaded, user, loaded.version, move.src, move.die)
-                    else:
-                        new = await flow.press_done(loaded, user, loaded.version, dice, computer)
+                    new, _ = await random_press(loaded, rng, dice, computer)
                     t2 = time.perf_counter()
                     await storage.save(new)
                     t3 = time.perf_counter()
@@ -197,12 +204,8 @@ def memory(games: int, seed: int) -> int:
                     sizes["start"].append(usage(game_key(table.id)))
                     turns = 0
                     while not table.over:
-                        step, user = table.step(), table.players[table.game.turn].user_id
-                        if step.next_moves and not (step.can_finish and rng.random() < 0.3):
-                            move = rng.choice(step.next_moves)
-                            new = flow.press_move(table, user, table.version, move.src, move.die)
-                        else:
-                            new = await flow.press_done(table, user, table.version, dice, computer)
+                        new, done = await random_press(table, rng, dice, computer)
+                        if done:
                             turns += 1
                             if turns == 25:
                                 sizes["turn 25"].append(usage(game_key(table.id)))

@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 CONNECTIONS = 32
 REQUESTS = "nardy.requests"
 
+
 def new_event_loop() -> asyncio.AbstractEventLoop:
     """The loop the bot runs on: uvloop's where it is installed (Linux, macOS), asyncio's elsewhere.
 

@@ -76,9 +76,12 @@ class _Worker:
     def __init__(self, proc: asyncio.subprocess.Process) -> None:
         self.proc = proc
         self.pending: collections.deque[asyncio.Future[bytes]] = collections.deque()
-        self.reader: asyncio.Task[None] | None = None
-        self.alive = True
+        self.reader: asyncio.Task[None] | None = None  # set once the worker said it is ready
         self.progress = 0.0  # loop time of the last answer, or of the request that found the worker idle
+
+    @property
+    def alive(self) -> bool:
+        return self.reader is not None and not self.reader.done()
 
     def stalled(self, now: float) -> bool:
         """Owes pictures and has answered nothing for RENDER_TIMEOUT (a long queue is not a hang)."""
@@ -112,7 +115,6 @@ class _Worker:
                 else:
                     future.set_exception(RenderFailed(payload.decode("utf-8", "replace")))
         except (asyncio.IncompleteReadError, ConnectionError, IndexError) as err:
-            self.alive = False
             self.fail(WorkerGone(f"render worker {self.proc.pid} ended: {err!r}"))
 
     def fail(self, error: Exception) -> None:
@@ -260,12 +262,8 @@ class RenderProcesses:
                 log.info("render worker %s started; %d running", worker.proc.pid, len(self._pool))
         finally:
             self._growing = None
-        if (
-            not self._stopped
-            and len(self._pool) < self.workers
-            and self._retry_at <= asyncio.get_running_loop().time()
-        ):
-            self._grow()
+        if len(self._pool) < self.workers:
+            self._grow()  # the next missing one (unless stopped or waiting to retry)
 
 
 _processes: RenderProcesses | None = None

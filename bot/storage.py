@@ -101,12 +101,16 @@ def _ttl(table: Table) -> int:
     return FINISHED_TTL if table.over else ACTIVE_TTL
 
 
+def _games_sets(table: Table) -> list[str]:
+    """The games sets the game belongs in (so /forget finds it): its reachable players'."""
+    return [user_games_key(p.user_id) for p in table.players if p.reachable]
+
+
 def _index_players(pipe: Any, table: Table) -> None:
-    """Add the game to its players' games sets (so /forget finds it); the sets live as long as games."""
-    for p in table.players:
-        if p.reachable:
-            pipe.sadd(user_games_key(p.user_id), table.id)
-            pipe.expire(user_games_key(p.user_id), ACTIVE_TTL)
+    """Add the game to its players' games sets; the sets live as long as games."""
+    for key in _games_sets(table):
+        pipe.sadd(key, table.id)
+        pipe.expire(key, ACTIVE_TTL)
 
 
 # The compare-and-set of a game. KEYS: the game, its messages hash, its chats' pointers (ARGV[5] of
@@ -188,8 +192,12 @@ class Storage:
     async def _write(self, table: Table, expected: int | None) -> None:
         """One EVALSHA of _SAVE_SCRIPT: the version check and every write in one round trip, atomic
         in Redis (a WATCH/GET/MULTI/EXEC took three round trips and most of a press's Redis time)."""
-        keys = [game_key(table.id), messages_key(table.id), *(chat_key(c) for c in table.chats)]
-        keys += [user_games_key(p.user_id) for p in table.players if p.reachable]
+        keys = [
+            game_key(table.id),
+            messages_key(table.id),
+            *(chat_key(c) for c in table.chats),
+            *_games_sets(table),
+        ]
         async with _redis_errors(f"save game {table.id} v{table.version}"):
             saved, stored = await self._save_script(
                 keys=keys,
