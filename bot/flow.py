@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
 from typing import Any, Protocol
 
-from bot.table import Person, Table, new_id, turn_step
+from bot.table import Person, Table, new_id
 from engine import Game, NardyError, Phase, Play, Side
 
 MAX_EVENTS = 6
@@ -202,7 +202,7 @@ def only_completion(game: Game, moves: tuple[tuple[int, int], ...]) -> tuple[tup
     if len(game.rules.turn_endings(game.position, game.dice, moves, at_most=1)) != 1:
         return None
     made = moves
-    while step_moves := turn_step(game, made).next_moves:  # every next move leads to that one ending
+    while step_moves := game.turn_step(made).next_moves:  # every next move leads to that one ending
         made += ((step_moves[0].src, step_moves[0].die),)
     return made if len(made) > len(moves) else None
 

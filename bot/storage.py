@@ -19,6 +19,7 @@ import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -134,10 +135,17 @@ return {1, stored}
 """
 
 
+PARSED_RECORDS = 2048  # games whose last record this process read or wrote is kept parsed
+
+
 class Storage:
     """Games, chats' current games, lobbies and invites in Redis."""
 
     def __init__(self, client: aioredis.Redis) -> None:
+        # game id -> (its record as stored, that record parsed): a press loads the record its previous
+        # press saved, and parsing it (the game's whole history) was a tenth of the bot's time per press.
+        # Compared by content, so a record another worker wrote is parsed afresh.
+        self._parsed: dict[str, tuple[str, Table]] = {}
         self._r = client
         self._save_script = client.register_script(_SAVE_SCRIPT)  # EVALSHA, loaded again after a restart
 
@@ -173,7 +181,19 @@ class Storage:
             raw, msgs = await pipe.execute()
         if raw is None:
             return None
-        return Table.from_json(json.loads(raw), {k: int(v) for k, v in msgs.items()})
+        messages = {k: int(v) for k, v in msgs.items()}
+        known = self._parsed.get(game_id)
+        if known is not None and known[0] == raw:
+            return replace(known[1], messages=messages)
+        table = Table.from_json(json.loads(raw), messages)
+        self._remember(game_id, raw, table)
+        return table
+
+    def _remember(self, game_id: str, raw: str, table: Table) -> None:
+        self._parsed.pop(game_id, None)  # re-inserted last: the oldest entry is the first one
+        self._parsed[game_id] = (raw, table)
+        if len(self._parsed) > PARSED_RECORDS:
+            del self._parsed[next(iter(self._parsed))]
 
     async def game_of_chat(self, chat_id: int) -> Table | None:
         """The chat's current game (finished ones too, until they expire)."""
@@ -198,12 +218,13 @@ class Storage:
             *(chat_key(c) for c in table.chats),
             *_games_sets(table),
         ]
+        raw = json.dumps(table.to_json(), separators=(",", ":"))
         async with _redis_errors(f"save game {table.id} v{table.version}"):
             saved, stored = await self._save_script(
                 keys=keys,
                 args=[
                     "" if expected is None else str(expected),
-                    json.dumps(table.to_json(), separators=(",", ":")),
+                    raw,
                     _ttl(table),
                     table.id,
                     len(table.chats),
@@ -214,6 +235,7 @@ class Storage:
             raise VersionConflict(
                 f"game {table.id}: stored version {stored or None}, this change was made from {expected}"
             )
+        self._remember(table.id, raw, table)
 
     async def set_message(self, game_id: str, target: str, message_id: int) -> None:
         """Remember the board message of one target (not versioned: it never conflicts with moves)."""

@@ -7,27 +7,13 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from typing import Any
 
-from engine import Dice, Game, Move, NardyError, Phase, Position, Rules, Side, TurnStep
+from engine import Game, Move, NardyError, Phase, Side, TurnStep
 
 FORMAT = 1
 MODES = ("group", "friend", "computer")
 FORGOTTEN_ID = 0  # the user id of a person who asked the bot to delete their data (no Telegram user has 0)
-
-
-@lru_cache(maxsize=16384)
-def _turn_step(rules: Rules, position: Position, dice: Dice, moves: tuple[tuple[int, int], ...]) -> TurnStep:
-    return rules.turn_step(position, dice, moves)
-
-
-def turn_step(game: Game, moves: tuple[tuple[int, int], ...]) -> TurnStep:
-    """`game.turn_step(moves)`, memoised by content: a press, its board, caption and keyboard, and the
-    auto-complete search all ask for the same steps (TurnStep is an immutable value)."""
-    if game.phase is not Phase.MOVE or game.dice is None:
-        return game.turn_step(moves)  # raises the engine's error
-    return _turn_step(game.rules, game.position, game.dice, tuple(moves))
 
 
 def new_id(nbytes: int = 7) -> str:
@@ -143,7 +129,7 @@ class Table:
     def step(self) -> TurnStep:
         """The move picker's state: the engine's TurnStep after the moves made this turn (cached)."""
         try:
-            return turn_step(self.game, self.moves)
+            return self.game.turn_step(self.moves)
         except NardyError as err:
             raise ValueError(
                 f"table {self.id} v{self.version}: stored moves {list(self.moves)}: {err}"

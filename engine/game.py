@@ -111,7 +111,7 @@ class Game:
     def legal_plays(self) -> list[Play]:
         self._need(Phase.MOVE, "list plays")
         assert self.dice is not None
-        return self.rules.legal_plays(self.position, self.dice)
+        return self.rules.turn_plays(self.position, self.dice)
 
     def turn_step(self, moves: tuple[Move | tuple[int, int], ...] | list[Move | tuple[int, int]] = ()) -> TurnStep:
         self._need(Phase.MOVE, "pick moves")
@@ -136,21 +136,20 @@ class Game:
         return replace(self, phase=Phase.ROLL, turn=self.turn.other, position=after.swapped(), **common)  # type: ignore[arg-type]
 
     def _check_play(self, play: Play) -> None:
-        """A play is legal when it leads to a legal outcome AND its moves really lead there."""
+        """A play is legal when it leads to a legal outcome AND its moves really lead there: its moves,
+        taken one at a time, are legal single moves that finish the turn (a full turn's worth, RULES
+        §2.3-§2.4) in the position it claims. (turn_step is memoised: the move picker has asked it already.)"""
         assert self.dice is not None
-        legal = {p.position: p for p in self.legal_plays()}
-        known = legal.get(play.position)
-        where = f"with {self.dice} in {self.rules.describe(self.position)}"
-        if known is None:
-            raise IllegalPlayError(f"play {play} is not legal {where}")
-        if play.moves == known.moves:
-            return
         try:
             step = self.rules.turn_step(self.position, self.dice, play.moves)
         except IllegalPlayError:
             step = None
-        if step is None or step.play is None or step.play.position != play.position:
-            raise IllegalPlayError(f"the moves {play} do not lead to the position they claim {where}")
+        if step is not None and step.play is not None and step.play.position == play.position:
+            return
+        where = f"with {self.dice} in {self.rules.describe(self.position)}"
+        if play.position not in {p.position for p in self.legal_plays()}:
+            raise IllegalPlayError(f"play {play} is not legal {where}")
+        raise IllegalPlayError(f"the moves {play} do not lead to the position they claim {where}")
 
     def resign(self, side: Side) -> Game:
         """RULES §2.8: `side` gives up, at any time; scored on its current position by default."""

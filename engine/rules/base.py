@@ -307,11 +307,25 @@ class Rules(ABC):
         """M of RULES §2.3: how many dice the legal plays use."""
         return self._plays_and_length(position, self._dice(position, dice))[0]
 
+    def turn_plays(self, position: Position, dice: Dice | tuple[int, int]) -> list[Play]:
+        """`legal_plays` for a turn being played in a game: the turn's generation is memoised by content
+        and shared with `turn_step`. (The computer's search, which visits thousands of positions once
+        each, uses `legal_plays`, which is not.)"""
+        dice = self._dice(position, dice)
+        return self._plays(position, dice, _turn_outcomes(self, position, dice)[2])
+
     def turn_step(
         self, position: Position, dice: Dice | tuple[int, int], moves: Sequence[Move | tuple[int, int]] = ()
     ) -> TurnStep:
-        """The legal next single moves after `moves` (each a Move or (src, die)) within a turn."""
+        """The legal next single moves after `moves` (each a Move or (src, die)) within a turn.
+
+        Memoised by content (a TurnStep is an immutable value): a turn is picked one tap at a time, and
+        the press, its board, its keyboard and the auto-complete all ask for the same steps."""
         dice = self._dice(position, dice)
+        pairs = tuple((m.src, m.die) if isinstance(m, Move) else (int(m[0]), int(m[1])) for m in moves)
+        return _turn_step(self, position, dice, pairs)
+
+    def _turn_step(self, position: Position, dice: Dice, moves: tuple[tuple[int, int], ...]) -> TurnStep:
         head_limit, longest, outcomes = _turn_outcomes(self, position, dice)
         targets = set(outcomes)
         larger_only = longest == 1 and not dice.is_double and any(p[0][2] == dice.high for p in outcomes.values())
@@ -338,8 +352,7 @@ class Rules(ABC):
         x, o = list(position.x), list(position.o)
         left = dice.values
         made: list[Move] = []
-        for item in moves:
-            src, die = (item.src, item.die) if isinstance(item, Move) else item
+        for src, die in moves:
             options = self._next_moves(x, o, left, len(made), completes, larger_only, dice, head_limit, position)
             chosen = next((m for m in options if m[0] == src and m[2] == die), None)
             if chosen is None:
@@ -543,3 +556,9 @@ def _turn_outcomes(rules: Rules, position: Position, dice: Dice) -> tuple[int, i
     each tap (and a look-ahead over the orders still possible) asks again for the same position and
     dice. Callers only read the outcomes. `legal_plays` does not go through here."""
     return rules._generate(position, dice)
+
+
+@lru_cache(maxsize=4096)
+def _turn_step(rules: Rules, position: Position, dice: Dice, moves: tuple[tuple[int, int], ...]) -> TurnStep:
+    """`rules.turn_step` memoised by content (an engine error is raised again on every call, not kept)."""
+    return rules._turn_step(position, dice, moves)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import replace
+from email.parser import BytesParser
+from email.policy import HTTP
 from pathlib import Path
 
 import pytest
@@ -27,6 +29,7 @@ from bot.flow import (
     resign,
     start_table,
 )
+from bot.http_request import multipart_body
 from bot.i18n import LOCALE_DIR, language_of, texts
 from bot.keyboards import board_markup, move_label
 from bot.storage import Storage, VersionConflict
@@ -147,6 +150,28 @@ def test_the_token_never_reaches_the_log() -> None:
     )
     TokenFilter("1:secret").filter(record)
     assert record.getMessage() == "POST https://api/bot<BOT_TOKEN>/getMe"
+
+
+# ---------------------------------------------------------------------- uploads
+
+
+def test_the_upload_body_is_multipart_form_data_a_standard_parser_reads_back() -> None:
+    picture = bytes(range(256)) * 300 + b"\r\n--tricky--\r\n"
+    fields = {"chat_id": "-100123", "caption": "Ход белых: 6-5 \u00b7 \"24/18\"", "reply_markup": '{"a": [1]}'}
+    files = {"attached1": ('bo"ard\r\n.jpg', picture, "image/jpeg")}
+    body = multipart_body("b0undary", fields, files)
+
+    head = b"Content-Type: multipart/form-data; boundary=b0undary\r\n\r\n"
+    message = BytesParser(policy=HTTP).parsebytes(head + body)
+    parts = list(message.iter_parts())
+    names = [part.get_param("name", header="content-disposition") for part in parts]
+    assert names == ["chat_id", "caption", "reply_markup", "attached1"]
+    for part, (name, value) in zip(parts, fields.items(), strict=False):
+        assert part.get_payload(decode=True) == value.encode(), name
+    photo = parts[-1]
+    assert photo.get_content_type() == "image/jpeg"
+    assert photo.get_filename() == "bo%22ard%0D%0A.jpg"
+    assert photo.get_payload(decode=True) == picture
 
 
 # ---------------------------------------------------------------------- storage
