@@ -47,6 +47,9 @@ def median_ms(samples_s: list[float]) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=400, help="renders timed (default 400)")
+    parser.add_argument(
+        "--games", type=int, default=200, help="games whose boards are drawn in turn in the second measure (default 200)"
+    )
     args = parser.parse_args()
 
     boards = typical_boards()
@@ -74,12 +77,34 @@ def main() -> int:
         draw_times.append(t1 - t0)
         blank_times.append(t3 - t2)
 
+    # A bot serving many games at once draws each game's names and status line in turn: the text caches
+    # must hold them all, or every board lays its text out again.
+    many = [
+        replace(
+            boards[g % len(boards)],
+            names=(f"Игрок {g}", f"Player {g + 1000}"),
+            status=f"Player {g + 1000} to move: {1 + g % 6}-{1 + turn % 6}",
+            pips=(100 + turn, 120 + g % 50),
+        )
+        for turn in range(3)
+        for g in range(args.games)
+    ]
+    for view in many:
+        draw_board(view)
+    many_times: list[float] = []
+    for i in range(max(args.rounds, 2 * len(many))):
+        view = many[i % len(many)]
+        t0 = time.perf_counter()
+        draw_board(view)
+        many_times.append(time.perf_counter() - t0)
+
     sizes = [len(render_board(view)) for view in boards]
     result = {
         "median_ms": round(median_ms(render_times), 3),
         "blank_encode_ms": round(median_ms(blank_times), 3),
         "ratio": round(median_ms(render_times) / median_ms(blank_times), 3),
         "bytes": len(typical_bytes),
+        "many_games_draw_ms": round(median_ms(many_times), 3),
     }
     print(f"image: {layout.WIDTH}x{layout.HEIGHT} {IMAGE_FORMAT} quality {JPEG_QUALITY}")
     print(f"first render (builds the caches): {cold_ms:.1f} ms")
@@ -87,6 +112,10 @@ def main() -> int:
         f"render+encode median over {args.rounds} renders of {len(boards)} boards: {result['median_ms']:.3f} ms"
     )
     print(f"  of which drawing: {median_ms(draw_times):.3f} ms")
+    print(
+        f"drawing with {args.games} games' boards in turn (each its own names, three status lines): "
+        f"{result['many_games_draw_ms']:.3f} ms"
+    )
     print(f"blank encode median: {result['blank_encode_ms']:.3f} ms")
     print(f"ratio: {result['ratio']:.3f}")
     print(f"bytes: typical board {result['bytes']}, boards cycled {min(sizes)}..{max(sizes)}")

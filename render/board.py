@@ -27,7 +27,7 @@ NAME_X = 70
 STAR = 26
 
 
-@lru_cache(maxsize=384)
+@lru_cache(maxsize=2048)  # a bot serving a few hundred games at once draws ~5 texts per game in turn
 def line_mask(text: str, size: int, bold: bool, max_width: int) -> Image.Image:
     """Untrusted text cleaned, shortened to `max_width` pixels and rendered (cached by its first characters)."""
     cleaned = clean_text(text, bold) or FALLBACK

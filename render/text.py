@@ -163,7 +163,7 @@ def fit_text(text: str, size: int, max_width: int, bold: bool = False) -> str:
     return body[:low].rstrip() + ELLIPSIS if low else ELLIPSIS
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=2048)
 def text_mask(text: str, size: int, bold: bool = False) -> Image.Image:
     """A greyscale mask of `text` one line high: paste a colour through it. Cached."""
     with _LOCK:
