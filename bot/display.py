@@ -77,7 +77,12 @@ async def _show_target(
     try:
         if message_id is not None:
             same_picture = False
-            if previous is not None and previous.number == table.number:
+            if (
+                previous is not None
+                and previous.number == table.number
+                and previous.moves == table.moves
+                and previous.game == table.game  # else the board changed: no need to draw the old view
+            ):
                 same_picture = _view(previous, target) == view
             try:
                 if same_picture:
