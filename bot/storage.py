@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -135,17 +136,18 @@ return {1, stored}
 """
 
 
-PARSED_RECORDS = 2048  # games whose last record this process read or wrote is kept parsed
+PARSED_RECORDS = 2048  # games whose last record this process read or wrote is kept parsed...
+PARSED_SECONDS = 600.0  # ...for at most this long after it was read or written (checked at each one)
 
 
 class Storage:
     """Games, chats' current games, lobbies and invites in Redis."""
 
     def __init__(self, client: aioredis.Redis) -> None:
-        # game id -> (its record as stored, that record parsed): a press loads the record its previous
+        # game id -> (its record as stored, that record parsed, when): a press loads the record its previous
         # press saved, and parsing it (the game's whole history) was a tenth of the bot's time per press.
         # Compared by content, so a record another worker wrote is parsed afresh.
-        self._parsed: dict[str, tuple[str, Table]] = {}
+        self._parsed: dict[str, tuple[str, Table, float]] = {}
         self._r = client
         self._save_script = client.register_script(_SAVE_SCRIPT)  # EVALSHA, loaded again after a restart
 
@@ -190,9 +192,10 @@ class Storage:
         return table
 
     def _remember(self, game_id: str, raw: str, table: Table) -> None:
-        self._parsed.pop(game_id, None)  # re-inserted last: the oldest entry is the first one
-        self._parsed[game_id] = (raw, table)
-        if len(self._parsed) > PARSED_RECORDS:
+        now = time.monotonic()
+        self._parsed.pop(game_id, None)  # re-inserted last: the entries stay in the order they were stored
+        self._parsed[game_id] = (raw, table, now)
+        while len(self._parsed) > PARSED_RECORDS or now - next(iter(self._parsed.values()))[2] > PARSED_SECONDS:
             del self._parsed[next(iter(self._parsed))]
 
     async def game_of_chat(self, chat_id: int) -> Table | None:
@@ -370,6 +373,7 @@ class Storage:
                 if not p.is_computer:
                     pipe.srem(user_games_key(p.user_id), table.id)
             await pipe.execute()
+        self._parsed.pop(table.id, None)
 
     async def drop_message(self, game_id: str, target: str) -> None:
         """Forget one target's board message id."""

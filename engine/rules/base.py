@@ -322,7 +322,11 @@ class Rules(ABC):
         Memoised by content (a TurnStep is an immutable value): a turn is picked one tap at a time, and
         the press, its board, its keyboard and the auto-complete all ask for the same steps."""
         dice = self._dice(position, dice)
-        pairs = tuple((m.src, m.die) if isinstance(m, Move) else (int(m[0]), int(m[1])) for m in moves)
+        pairs = tuple(_src_and_die(m) for m in moves)
+        try:
+            hash(pairs)
+        except TypeError:  # something odd given as a move (it is refused below): not memoised
+            return self._turn_step(position, dice, pairs)
         return _turn_step(self, position, dice, pairs)
 
     def _turn_step(self, position: Position, dice: Dice, moves: tuple[tuple[int, int], ...]) -> TurnStep:
@@ -543,6 +547,14 @@ class Rules(ABC):
             f"X bar {position.x[25]} off {position.x[0]} | O bar {position.o[25]} off {position.o[0]}",
         ]
         return "\n".join(lines)
+
+
+def _src_and_die(move: Move | tuple[int, int]) -> tuple[int, int]:
+    """A move given to `turn_step` as its (src, die), taken as given (a pair of anything else is refused there)."""
+    if isinstance(move, Move):
+        return move.src, move.die
+    src, die = move
+    return src, die
 
 
 def _without(left: tuple[int, ...], die: int) -> tuple[int, ...]:

@@ -196,6 +196,31 @@ async def test_two_racing_changes_never_both_apply(redis_url: str) -> None:
         await storage.close()
 
 
+async def test_a_game_saved_by_another_worker_is_loaded_as_stored_and_a_deleted_one_is_not_kept(
+    redis_url: str,
+) -> None:
+    one, two = Storage.from_url(redis_url), Storage.from_url(redis_url)
+    try:
+        table = await _table()
+        await one.create(table)
+        assert await two.load(table.id) == table
+        step = table.step()
+        moved = press_move(table, 1, table.version, step.next_moves[0].src, step.next_moves[0].die)
+        await one.save(moved)
+        again = await two.load(table.id)  # worker two parsed version 0 before: it must not serve that
+        assert again is not None and again.version == moved.version and again.moves == moved.moves
+        await two.set_message(table.id, "g", 77)
+        shown = await one.load(table.id)
+        assert shown is not None and shown.messages == {"g": 77}
+        assert shown == moved and shown.to_json() == moved.to_json()
+        await one.delete_game(moved)
+        assert await one.load(table.id) is None and await two.load(table.id) is None
+        assert table.id not in one._parsed  # the deleted game's players are not kept in memory
+    finally:
+        await one.close()
+        await two.close()
+
+
 async def test_a_refused_save_writes_nothing_and_saves_survive_a_flushed_script_cache(redis_url: str) -> None:
     storage, client = Storage.from_url(redis_url), redis.Redis.from_url(redis_url, decode_responses=True)
     try:

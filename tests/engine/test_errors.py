@@ -96,6 +96,20 @@ def test_invalid_position_is_rejected_by_turn_step_and_parse_play_too() -> None:
     raised(InvalidPositionError, lambda: SHORT.parse_play(position, (6, 1), "13/7 8/7"))
 
 
+@pytest.mark.parametrize("bad", [(6.5, 3), ("6", "3"), [[6], 3]])
+def test_turn_step_refuses_a_move_that_is_no_legal_src_and_die_every_time(bad: Any) -> None:
+    for _ in range(2):  # turn_step is memoised: the second call must refuse the same way
+        message = raised(IllegalPlayError, lambda: SHORT.turn_step(START, (3, 1), [bad]))
+        assert "is not legal" in message and "3-1" in message
+
+
+@pytest.mark.parametrize("bad", [(6, 3, 3), (8, 5, 3, False), (6,)])
+def test_turn_step_does_not_guess_at_a_move_of_the_wrong_shape(bad: Any) -> None:
+    for _ in range(2):
+        with pytest.raises(ValueError, match="values to unpack"):
+            SHORT.turn_step(START, (3, 1), [bad])
+
+
 @pytest.mark.parametrize(
     "text, error_part",
     [
