@@ -50,7 +50,7 @@ def serve_bot(api_url: str, redis_url: str, profile: str | None, render_processe
     from telegram import Update
     from telegram.ext import AIORateLimiter
 
-    from bot.app import build_application, new_event_loop
+    from bot.app import build_application, new_event_loop, settle_heap
     from bot.pictures import RenderProcesses, use_render_processes
     from bot.storage import Storage
 
@@ -73,6 +73,7 @@ def serve_bot(api_url: str, redis_url: str, profile: str | None, render_processe
             await app.start()
             assert app.updater is not None
             await app.updater.start_polling(poll_interval=0, timeout=1, allowed_updates=Update.ALL_TYPES)
+            settle_heap()  # as `python -m bot` does once started
             print("ready", flush=True)
             await stop.wait()
             await app.updater.stop()

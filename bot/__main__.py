@@ -11,7 +11,7 @@ import urllib.parse
 from telegram import Update
 from telegram.error import InvalidToken, NetworkError
 
-from bot.app import build_application, close_requests, new_event_loop
+from bot.app import build_application, close_requests, new_event_loop, settle_heap
 from bot.config import Config, ConfigError, setup_logging
 from bot.embedded_redis import EmbeddedRedis
 from bot.pictures import RenderProcesses, use_render_processes
@@ -46,6 +46,7 @@ def main() -> int:
             loop.run_until_complete(processes.start())
             use_render_processes(processes)
             log.info("board pictures are drawn by %d render processes", processes.workers)
+        settle_heap()
         if config.webhook_url is not None:  # one of several workers behind a load balancer
             log.info("webhook mode: listening on %s:%s", config.webhook_listen, config.webhook_port)
             app.run_webhook(  # post_shutdown closes the storage
