@@ -145,7 +145,12 @@ class Game:
         except IllegalPlayError:
             step = None
         if step is not None and step.play is not None and step.play.position == play.position:
-            return
+            if step.moves_made == tuple(play.moves):
+                return
+            raise IllegalPlayError(
+                f"play {play}: its moves are {' '.join(map(str, step.moves_made))} "
+                f"(a destination or a hit mark is wrong) with {self.dice} in {self.rules.describe(self.position)}"
+            )
         where = f"with {self.dice} in {self.rules.describe(self.position)}"
         if play.position not in {p.position for p in self.legal_plays()}:
             raise IllegalPlayError(f"play {play} is not legal {where}")

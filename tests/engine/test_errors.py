@@ -190,6 +190,22 @@ def test_play_object_whose_moves_do_not_reach_its_position_is_an_illegal_play() 
         game.play(Play((Move(24, 18, 6), Move(24, 23, 1)), legal.position))
 
 
+def test_play_object_with_a_wrong_destination_or_hit_mark_is_an_illegal_play() -> None:
+    """Its record would say something that did not happen (and would not replay)."""
+    game = Game.new("short").opening_roll(6, 1)
+    legal = next(p for p in game.legal_plays() if str(p) == "13/7 8/7")
+    assert game.play(Play(legal.moves, legal.position)).history[-1].play == "13/7 8/7"
+    wrong: list[tuple[Any, ...]] = [
+        (Move(13, 7, 6), Move(8, 6, 1)),  # a wrong destination
+        (Move(13, 7, 6, True), Move(8, 7, 1)),  # a hit that was not
+        ((13, 6), (8, 1)),  # bare (src, die) pairs instead of moves
+    ]
+    for moves in wrong:
+        with pytest.raises(IllegalPlayError) as info:
+            game.play(Play(moves, legal.position))
+        assert "13/7 8/7" in str(info.value) and START_ID in str(info.value)
+
+
 def test_illegal_move_in_the_picker_is_an_illegal_play_naming_the_position() -> None:
     message = raised(IllegalPlayError, lambda: SHORT.turn_step(START, (6, 1), [(24, 5)]))
     assert START_ID in message
