@@ -51,8 +51,8 @@ def new_event_loop() -> asyncio.AbstractEventLoop:
 def settle_heap() -> None:
     """Once started: what the bot holds for good (modules, catalogs, tables) leaves the cyclic garbage
     collector's view, which full collections then skip. Under load (`python bench/load.py --rate 200`)
-    a full collection held the event loop 50-80 ms every few seconds; after this, 15-45 ms. (Objects
-    still freed by reference counting as usual; only cycles among these would stay.)"""
+    a full collection held the event loop 50-80 ms every few seconds; after this, 15-45 ms. (Frozen
+    objects are still freed by reference counting; only a cycle among them would stay in memory.)"""
     gc.collect()
     gc.freeze()
 
