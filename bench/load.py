@@ -29,6 +29,8 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -108,56 +110,65 @@ async def random_press(table: Any, rng: random.Random, dice: Any, computer: Any)
     return await flow.press_done(table, user, table.version, dice, computer), True
 
 
-def breakdown(presses: int, seed: int) -> int:
-    """`--breakdown`: one short game pressed through in-process (no Telegram), timing each step of a
-    press: load from Redis, the flow, the compare-and-set save, caption/keyboard/view, the previous
-    view (same picture?), the picture, the JSON. Median milliseconds per press."""
-    from bot import display, flow, pictures
+@asynccontextmanager
+async def in_process(name: str, seed: int) -> AsyncIterator[tuple[str, Any, Any, Any, random.Random]]:
+    """For the in-process modes: an embedded Redis in a temporary directory and a Storage on it, with
+    seeded dice, computer and random presses: (Redis URL, storage, dice, computer, rng)."""
+    from bot import flow
     from bot.storage import Storage
-    from bot.table import Person
 
-    async def run() -> dict[str, float]:
-        with tempfile.TemporaryDirectory(prefix="nardy-breakdown-") as tmp:
-            server = EmbeddedRedis(Path(tmp) / "redis")
-            server.start()
-            storage = Storage.from_url(server.url)
-            dice, computer, rng = (
+    with tempfile.TemporaryDirectory(prefix=f"nardy-{name}-") as tmp:
+        server = EmbeddedRedis(Path(tmp) / "redis")
+        server.start()
+        storage = Storage.from_url(server.url)
+        try:
+            yield (
+                server.url,
+                storage,
                 flow.ScriptedDice(seed=seed),
                 flow.engine_computer(seed=seed),
                 random.Random(seed),
             )
-            times: dict[str, list[float]] = {
-                k: [] for k in ("load", "flow", "save", "parts", "prev", "image")
-            }
+        finally:
+            await storage.close()
+            server.stop()
+
+
+def breakdown(presses: int, seed: int) -> int:
+    """`--breakdown`: one short game pressed through in-process (no Telegram), timing each step of a
+    press: load from Redis, the flow, the compare-and-set save, caption/keyboard/view, the check
+    against the previous board (same picture?), the picture. Median milliseconds per press."""
+    from bot import display, flow, pictures
+    from bot.table import Person
+
+    async def run() -> dict[str, float]:
+        times: dict[str, list[float]] = {k: [] for k in ("load", "flow", "save", "parts", "prev", "image")}
+        async with in_process("breakdown", seed) as (_, storage, dice, computer, rng):
             table = None
-            try:
-                for _ in range(presses):
-                    if table is None or table.over:
-                        table = await flow.start_table(
-                            flow.new_game_id(), "group", "short", Person(1, "A"), Person(2, "B"), "en",
-                            dice, computer, chat_id=-1,
-                        )  # fmt: skip
-                        await storage.create(table)
-                    t0 = time.perf_counter()
-                    loaded = await storage.load(table.id)
-                    assert loaded is not None
-                    t1 = time.perf_counter()
-                    new, _ = await random_press(loaded, rng, dice, computer)
-                    t2 = time.perf_counter()
-                    await storage.save(new)
-                    t3 = time.perf_counter()
-                    view, _, _ = display._render_parts(new, new.targets[0])
-                    t4 = time.perf_counter()
-                    display._render_parts(loaded, new.targets[0])
-                    t5 = time.perf_counter()
-                    pictures.image(view)
-                    t6 = time.perf_counter()
-                    for key, spent in zip(times, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5)):
-                        times[key].append(spent)
-                    table = new
-            finally:
-                await storage.close()
-                server.stop()
+            for _ in range(presses):
+                if table is None or table.over:
+                    table = await flow.start_table(
+                        flow.new_game_id(), "group", "short", Person(1, "A"), Person(2, "B"), "en",
+                        dice, computer, chat_id=-1,
+                    )  # fmt: skip
+                    await storage.create(table)
+                t0 = time.perf_counter()
+                loaded = await storage.load(table.id)
+                assert loaded is not None
+                t1 = time.perf_counter()
+                new, _ = await random_press(loaded, rng, dice, computer)
+                t2 = time.perf_counter()
+                await storage.save(new)
+                t3 = time.perf_counter()
+                view, _, _ = display._render_parts(new, new.targets[0])
+                t4 = time.perf_counter()
+                display.same_picture(loaded, new, new.targets[0], view)
+                t5 = time.perf_counter()
+                pictures.image(view)
+                t6 = time.perf_counter()
+                for key, spent in zip(times, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5)):
+                    times[key].append(spent)
+                table = new
         return {k: round(statistics.median(v) * 1000, 3) for k, v in times.items()}
 
     result = asyncio.run(run())
@@ -173,22 +184,15 @@ def memory(games: int, seed: int) -> int:
     import redis
 
     from bot import flow
-    from bot.storage import Storage, chat_key, game_key, messages_key, user_games_key
+    from bot.storage import chat_key, game_key, messages_key, user_games_key
     from bot.table import Person
 
     async def run() -> dict[str, float]:
-        with tempfile.TemporaryDirectory(prefix="nardy-memory-") as tmp:
-            server = EmbeddedRedis(Path(tmp) / "redis")
-            server.start()
-            storage, sync = Storage.from_url(server.url), redis.Redis.from_url(server.url)
-            dice, computer, rng = (
-                flow.ScriptedDice(seed=seed),
-                flow.engine_computer(seed=seed),
-                random.Random(seed),
-            )
-            sizes: dict[str, list[int]] = {
-                k: [] for k in ("start", "turn 25", "finished", "messages", "chat", "user")
-            }
+        sizes: dict[str, list[int]] = {
+            k: [] for k in ("start", "turn 25", "finished", "messages", "chat", "user")
+        }
+        async with in_process("memory", seed) as (url, storage, dice, computer, rng):
+            sync = redis.Redis.from_url(url)
 
             def usage(key: str) -> int:
                 return int(sync.memory_usage(key, samples=0) or 0)
@@ -219,8 +223,6 @@ def memory(games: int, seed: int) -> int:
                 print(f"used_memory with {games} finished games: {sync.info('memory')['used_memory']} bytes")
             finally:
                 sync.close()
-                await storage.close()
-                server.stop()
         result = {k: statistics.median(v) for k, v in sizes.items() if v}
         result["finished max"] = max(sizes["finished"])
         return result

@@ -64,6 +64,19 @@ def _render_parts(table: Table, target: Target) -> tuple[object, str, InlineKeyb
     return view, captions.caption(t, table, target.viewer), board_markup(t, table, target.viewer)
 
 
+def same_picture(previous: Table | None, table: Table, target: Target, view: object) -> bool:
+    """Whether `target`'s board of `table` (drawn as `view`) looks as it did for `previous`: then only
+    the caption and keyboard are edited. The old view is drawn only when the game and the turn's moves
+    are unchanged; otherwise the board changed."""
+    return (
+        previous is not None
+        and previous.number == table.number
+        and previous.moves == table.moves
+        and previous.game == table.game
+        and _view(previous, target) == view
+    )
+
+
 async def show(bot: Bot, storage: Storage, table: Table, previous: Table | None = None) -> None:
     """Bring every board message of `table` up to date (edit in place, or send a new message)."""
     await asyncio.gather(*(_show_target(bot, storage, table, target, previous) for target in table.targets))
@@ -76,16 +89,8 @@ async def _show_target(
     message_id = table.messages.get(target.key)
     try:
         if message_id is not None:
-            same_picture = False
-            if (
-                previous is not None
-                and previous.number == table.number
-                and previous.moves == table.moves
-                and previous.game == table.game  # else the board changed: no need to draw the old view
-            ):
-                same_picture = _view(previous, target) == view
             try:
-                if same_picture:
+                if same_picture(previous, table, target, view):
                     await bot.edit_message_caption(
                         chat_id=target.chat_id, message_id=message_id, caption=text, reply_markup=markup
                     )
