@@ -23,8 +23,8 @@ import time
 import gnubg_nn
 
 from engine import Dice, Position, find_rules
-from tests.engine.random_play import random_dice, random_play_positions, random_short_position
-from tests.engine.test_gnubg_crosscheck import disagreement, gnubg_board
+from testkit.random_play import random_dice, random_play_positions, random_short_position
+from testkit.gnubg_oracle import disagreement, gnubg_board
 
 RULES = find_rules("short")
 

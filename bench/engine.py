@@ -31,7 +31,7 @@ from functools import partial
 import gnubg_nn
 
 from engine import Dice, Position, Rules, find_rules
-from tests.engine.random_play import random_play_positions
+from testkit.random_play import random_play_positions
 
 SEED = 20260207
 DEFAULT_POSITIONS = 4000

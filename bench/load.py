@@ -1,7 +1,7 @@
 """Load benchmark of the whole bot: `python bench/load.py [--games 200] [--seconds 20] [--profile FILE]`.
 
 The real bot (one process, polling, real redis-server with AOF) plays `--games` group games at once
-against the fake Bot API (tests/fake_telegram, in this process). Simulated players press a legal button
+against the fake Bot API (testkit/fake_telegram, in this process). Simulated players press a legal button
 (a move, or Done) as soon as the bot has answered their previous press and edited the board; a "move"
 below is one such accepted press (a finished game is followed by a rematch, not counted). Latency is
 measured from the press reaching the fake API (the update is queued) to the bot's edit of the board
@@ -35,11 +35,11 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path.insert(0, str(ROOT))
 
-from fake_telegram.play import MOVER, start_group_game
-from fake_telegram.server import BOT_TOKEN, FakeTelegram
-from fake_telegram.users import SimUser
+from testkit.fake_telegram.play import MOVER, start_group_game
+from testkit.fake_telegram.server import BOT_TOKEN, FakeTelegram
+from testkit.fake_telegram.users import SimUser
 
 from bot.config import default_render_processes
 from bot.embedded_redis import EmbeddedRedis

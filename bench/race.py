@@ -2,7 +2,7 @@
 
 Two real bot Applications (webhook mode, each on its own port) share one redis-server (AOF on). The fake
 Bot API spreads the updates over both and delivers `--duplicates` of them twice; simulated players race on
-`--games` group boards: double taps, both players pressing at once (tests/fake_telegram/race.py). At the
+`--games` group boards: double taps, both players pressing at once (testkit/fake_telegram/race.py). At the
 end every game must replay legally from its record and must have changed exactly once per accepted
 press. Prints the figures; the last line is one JSON object:
 {"presses": ..., "accepted": ..., "refused": ..., "repeated_deliveries": ..., "problems": ..., "seconds": ...}.
@@ -21,13 +21,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path.insert(0, str(ROOT))
 
-from fake_telegram import race
-from fake_telegram.play import start_group_game
-from fake_telegram.runner import BotRunner
-from fake_telegram.server import FakeTelegram
-from fake_telegram.users import SimUser
+from testkit.fake_telegram import race
+from testkit.fake_telegram.play import start_group_game
+from testkit.fake_telegram.runner import BotRunner
+from testkit.fake_telegram.server import FakeTelegram
+from testkit.fake_telegram.users import SimUser
 
 from bot.embedded_redis import EmbeddedRedis
 from bot.flow import ScriptedDice, engine_computer

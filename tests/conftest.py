@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 import redis
-from fake_telegram.runner import BotRunner
-from fake_telegram.server import FakeTelegram
+from testkit.fake_telegram.runner import BotRunner
+from testkit.fake_telegram.server import FakeTelegram
 
 from bot.embedded_redis import EmbeddedRedis
 from bot.flow import ScriptedDice, engine_computer

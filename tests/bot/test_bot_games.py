@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 import re
 
-from fake_telegram import FakeTelegram, SimUser
-from fake_telegram.play import (
+from testkit.fake_telegram import FakeTelegram, SimUser
+from testkit.fake_telegram.play import (
     board,
     is_over,
     play_group_game,
@@ -17,8 +17,8 @@ from fake_telegram.play import (
     start_group_game,
     wait_board,
 )
-from fake_telegram.runner import BotRunner
-from fake_telegram.server import CallbackAnswer
+from testkit.fake_telegram.runner import BotRunner
+from testkit.fake_telegram.server import CallbackAnswer
 
 from bot.flow import ScriptedDice
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from fake_telegram import FakeTelegram, SimUser
-from fake_telegram.play import board, invite_link, new_game_menu, reply_to, start_group_game, wait_board
-from fake_telegram.runner import BotRunner
-from fake_telegram.server import CallbackAnswer
+from testkit.fake_telegram import FakeTelegram, SimUser
+from testkit.fake_telegram.play import board, invite_link, new_game_menu, reply_to, start_group_game, wait_board
+from testkit.fake_telegram.runner import BotRunner
+from testkit.fake_telegram.server import CallbackAnswer
 
 from bot.flow import ScriptedDice
 

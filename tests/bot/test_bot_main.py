@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fake_telegram import BOT_TOKEN, FakeTelegram, SimUser
-from fake_telegram.play import reply_to
+from testkit.fake_telegram import BOT_TOKEN, FakeTelegram, SimUser
+from testkit.fake_telegram.play import reply_to
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import redis
-from fake_telegram import FakeTelegram, SimUser
-from fake_telegram.play import board, start_group_game
-from fake_telegram.runner import BotRunner
-from fake_telegram.server import CallbackAnswer
+from testkit.fake_telegram import FakeTelegram, SimUser
+from testkit.fake_telegram.play import board, start_group_game
+from testkit.fake_telegram.runner import BotRunner
+from testkit.fake_telegram.server import CallbackAnswer
 
 from bot.flow import ScriptedDice
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 
 import pytest
-from fake_telegram import FakeTelegram, Fault, SimUser
-from fake_telegram.play import board, reply_to, start_friend_game, start_group_game
-from fake_telegram.runner import BotRunner
-from fake_telegram.server import CallbackAnswer
+from testkit.fake_telegram import FakeTelegram, Fault, SimUser
+from testkit.fake_telegram.play import board, reply_to, start_friend_game, start_group_game
+from testkit.fake_telegram.runner import BotRunner
+from testkit.fake_telegram.server import CallbackAnswer
 
 from bot.embedded_redis import EmbeddedRedis
 from bot.flow import ScriptedDice

@@ -6,8 +6,8 @@ import json
 
 import pytest
 import redis
-from fake_telegram import FakeTelegram, SimUser
-from fake_telegram.play import (
+from testkit.fake_telegram import FakeTelegram, SimUser
+from testkit.fake_telegram.play import (
     board,
     data_of,
     reply_to,
@@ -15,8 +15,8 @@ from fake_telegram.play import (
     start_friend_game,
     start_group_game,
 )
-from fake_telegram.runner import BotRunner
-from fake_telegram.server import StoredMessage
+from testkit.fake_telegram.runner import BotRunner
+from testkit.fake_telegram.server import StoredMessage
 
 from bot.config import DEFAULT_CLAIM_AFTER, ConfigError, claim_after_from_env
 from bot.flow import Refused, ScriptedDice, check_claim, idle_side

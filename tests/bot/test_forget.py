@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import redis
-from fake_telegram import FakeTelegram, SimUser
-from fake_telegram.play import board, data_of, reply_to, start_friend_game, start_group_game
-from fake_telegram.runner import BotRunner
-from fake_telegram.server import StoredMessage
+from testkit.fake_telegram import FakeTelegram, SimUser
+from testkit.fake_telegram.play import board, data_of, reply_to, start_friend_game, start_group_game
+from testkit.fake_telegram.runner import BotRunner
+from testkit.fake_telegram.server import StoredMessage
 
 from bot.flow import ScriptedDice
 from engine import Game, Side

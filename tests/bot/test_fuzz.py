@@ -9,14 +9,14 @@ from collections.abc import Iterator
 from http.server import ThreadingHTTPServer
 
 import pytest
-from fake_telegram import FakeTelegram, Fault, SimUser
-from fake_telegram.play import reply_to
-from fake_telegram.runner import BotRunner
-from fake_telegram.server import CallbackAnswer
+from testkit.fake_telegram import FakeTelegram, Fault, SimUser
+from testkit.fake_telegram.play import reply_to
+from testkit.fake_telegram.runner import BotRunner
+from testkit.fake_telegram.server import CallbackAnswer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bench.fuzz import LISTEN_BACKLOG, Fuzzer
+from testkit.fuzzer import LISTEN_BACKLOG, Fuzzer
 from bot import callbacks
 from bot.callbacks import BadCallback, Callback
 from bot.flow import ScriptedDice

@@ -10,10 +10,10 @@ import signal
 import time
 
 import redis
-from fake_telegram import FakeTelegram, SimUser
-from fake_telegram.play import MOVER, board, data_of, start_group_game
-from fake_telegram.race import RaceStats, check_games, game_of, race_game
-from fake_telegram.runner import BotRunner
+from testkit.fake_telegram import FakeTelegram, SimUser
+from testkit.fake_telegram.play import MOVER, board, data_of, start_group_game
+from testkit.fake_telegram.race import RaceStats, check_games, game_of, race_game
+from testkit.fake_telegram.runner import BotRunner
 
 from bot.embedded_redis import EmbeddedRedis
 

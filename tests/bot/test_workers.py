@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
-from fake_telegram import FakeTelegram, SimUser
-from fake_telegram.play import reply_to, start_group_game
-from fake_telegram.race import RaceStats, check_games, game_of, race_game
-from fake_telegram.runner import WEBHOOK_SECRET, BotRunner
-from fake_telegram.server import BOT_TOKEN
+from testkit.fake_telegram import FakeTelegram, SimUser
+from testkit.fake_telegram.play import reply_to, start_group_game
+from testkit.fake_telegram.race import RaceStats, check_games, game_of, race_game
+from testkit.fake_telegram.runner import WEBHOOK_SECRET, BotRunner
+from testkit.fake_telegram.server import BOT_TOKEN
 
 from bot import pictures
 from bot.config import Config, ConfigError, default_render_processes

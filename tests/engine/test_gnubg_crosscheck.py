@@ -15,39 +15,8 @@ import gnubg_nn
 import pytest
 
 from engine import Dice, Options, Position, find_rules
-from tests.engine.random_play import random_dice, random_play_positions, random_short_position
-
-RULES = find_rules("short")
-GnubgBoard = list[list[int]]
-
-
-def gnubg_board(position: Position) -> GnubgBoard:
-    return [list(position.o[1:26]), list(position.x[1:26])]
-
-
-def position_from_gnubg(board: GnubgBoard | tuple[tuple[int, ...], tuple[int, ...]]) -> Position:
-    o, x = board
-    return Position((15 - sum(x), *x), (15 - sum(o), *o))
-
-
-def gnubg_outcomes(position: Position, dice: Dice) -> set[Position]:
-    keys = gnubg_nn.moves(gnubg_board(position), dice.a, dice.b)
-    return {position_from_gnubg(gnubg_nn.board_from_position_key(key)) for key in keys} or {position}
-
-
-def disagreement(position: Position, dice: Dice) -> str | None:
-    """None when both engines give the same outcomes, else a reproducer for the report."""
-    ours = {play.position for play in RULES.legal_plays(position, dice)}
-    theirs = gnubg_outcomes(position, dice)
-    if ours == theirs:
-        return None
-    only_ours = sorted(p.describe() for p in ours - theirs)
-    only_gnubg = sorted(p.describe() for p in theirs - ours)
-    return (
-        f"{RULES.position_id(position)} {position.describe()} dice {dice}: "
-        f"only ours {only_ours}, only gnubg {only_gnubg}"
-    )
-
+from testkit.gnubg_oracle import RULES, disagreement, gnubg_board, gnubg_outcomes, position_from_gnubg
+from testkit.random_play import random_dice, random_play_positions, random_short_position
 
 Corpus = list[tuple[Position, Dice]]
 

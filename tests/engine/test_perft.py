@@ -2,7 +2,7 @@
 
 perft(position, depth) counts the legal full-turn outcomes summed over the 21 distinct rolls at each
 level (a pass counts as one; a finished game is a leaf). Short figures are GNU Backgammon's; long
-figures were computed by this engine, recounted with tests/engine/reference_long.py (RULES.md read
+figures were computed by this engine, recounted with testkit/reference_long.py (RULES.md read
 literally, no engine code) and checked by hand against RULES.md §6.5 (see the tests below).
 """
 
@@ -16,7 +16,7 @@ import gnubg_nn
 import pytest
 
 from engine import ALL_ROLLS, Dice, Options, Position, Rules, find_rules
-from tests.engine import reference_long
+from testkit import reference_long
 
 PERFT: dict[str, Any] = json.loads((Path(__file__).parent.parent / "data" / "perft.json").read_text())
 

@@ -3,7 +3,7 @@
 A played example is a seed and a number of turns: both sides play random legal plays from the start
 (a finished game starts over), and the properties are checked on the position reached and the roll
 then drawn. Random valid positions (bar, bear-off and odd spreads) come from hypothesis draws for
-short nardy and from a drawn seed for long nardy (tests/engine/random_play.py).
+short nardy and from a drawn seed for long nardy (testkit/random_play.py).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import BAR, Dice, Game, LongNardy, Options, Phase, Play, Position, Rules, find_rules
-from tests.engine import reference_long
-from tests.engine.random_play import (
+from testkit import reference_long
+from testkit.random_play import (
     both_colours_on_a_point,
     random_dice,
     random_long_position,
@@ -159,7 +159,7 @@ LONG_OPTIONS = [
     "options", LONG_OPTIONS, ids=[f"{o.block_rule}-{o.block_timing}-{o.head_exception}" for o in LONG_OPTIONS]
 )
 def test_long_outcomes_equal_a_literal_reading_of_the_rules(options: Options) -> None:
-    """tests/engine/reference_long.py, written from RULES.md alone, on random play and random valid positions."""
+    """testkit/reference_long.py, written from RULES.md alone, on random play and random valid positions."""
     rules = find_rules("long", options)
     rng = random.Random(repr(options))
     cases = list(random_play_positions(rules, rng, 100))

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from engine import Dice, IllegalPlayError, InvalidMoveError, Move, Options, Position, Rules, find_rules
-from tests.engine.random_play import random_play_positions
+from testkit.random_play import random_play_positions
 
 SHORT = find_rules("short")
 LONG = find_rules("long")

@@ -14,9 +14,9 @@ from collections import Counter
 from dataclasses import dataclass, field, fields
 
 import redis
-from fake_telegram.play import MOVER, board, data_of
-from fake_telegram.server import FakeTelegram
-from fake_telegram.users import SimUser
+from testkit.fake_telegram.play import MOVER, board, data_of
+from testkit.fake_telegram.server import FakeTelegram
+from testkit.fake_telegram.users import SimUser
 
 from bot.storage import game_key
 from bot.table import Table

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 import re
 
-from fake_telegram.server import CallbackAnswer, FakeTelegram, StoredMessage
-from fake_telegram.users import SimUser
+from testkit.fake_telegram.server import CallbackAnswer, FakeTelegram, StoredMessage
+from testkit.fake_telegram.users import SimUser
 
 MOVER = re.compile(r"^(?P<name>.+) moves, dice \d-\d\.$", re.MULTILINE)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from fake_telegram.server import CallbackAnswer, FakeTelegram, StoredMessage
+from testkit.fake_telegram.server import CallbackAnswer, FakeTelegram, StoredMessage
 
 
 @dataclass

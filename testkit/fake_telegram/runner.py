@@ -6,7 +6,7 @@ import asyncio
 import logging
 import threading
 
-from fake_telegram.server import BOT_TOKEN
+from testkit.fake_telegram.server import BOT_TOKEN
 from telegram import Update
 from telegram.ext import AIORateLimiter, Application, TypeHandler
 

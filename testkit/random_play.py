@@ -10,7 +10,7 @@ import random
 from collections.abc import Iterator
 
 from engine import Dice, Position, Rules, Side, to_absolute
-from tests.engine.reference_long import l_point, violates_block
+from testkit.reference_long import l_point, violates_block
 
 CHECKERS = 15
 
