@@ -23,8 +23,8 @@ import time
 import gnubg_nn
 
 from engine import Dice, Position, find_rules
-from testkit.random_play import random_dice, random_play_positions, random_short_position
 from testkit.gnubg_oracle import disagreement, gnubg_board
+from testkit.random_play import random_dice, random_play_positions, random_short_position
 
 RULES = find_rules("short")
 
@@ -47,8 +47,10 @@ def check(name: str, cases: list[tuple[Position, Dice]]) -> int:
         if (found := [p for p in (disagreement(pos, dice), id_problem(pos)) if p is not None])
     ]
     seconds = time.perf_counter() - start
-    print(f"{name:<22} {len(cases):>7} positions  {len(cases) - len(problems):>7} agree  "
-          f"{len(problems):>4} disagree  ({seconds:.1f} s)")
+    print(
+        f"{name:<22} {len(cases):>7} positions  {len(cases) - len(problems):>7} agree  "
+        f"{len(problems):>4} disagree  ({seconds:.1f} s)"
+    )
     for text in problems[:10]:
         print("   ", text)
     return len(problems)

@@ -70,7 +70,9 @@ def p99(times: Sequence[float]) -> float:
 
 def report(name: str, times: Sequence[float]) -> tuple[float, float]:
     median, high = statistics.median(times), p99(times)
-    print(f"{name:<8} {len(times):>6} calls  median {median:8.1f} us  p99 {high:8.1f} us  max {max(times):8.1f} us")
+    print(
+        f"{name:<8} {len(times):>6} calls  median {median:8.1f} us  p99 {high:8.1f} us  max {max(times):8.1f} us"
+    )
     return median, high
 
 
@@ -92,9 +94,7 @@ def main(argv: list[str]) -> None:
         if game == "short":
             boards = [gnubg_nn.board_from_position_id(rules.position_id(p)) for p, _ in positions]
             rolls = [(d.a, d.b) for _, d in positions]
-            figures["gnubg_median_us"], _ = report(
-                "gnubg-nn", time_calls(partial(gnubgs, boards, rolls), n)
-            )
+            figures["gnubg_median_us"], _ = report("gnubg-nn", time_calls(partial(gnubgs, boards, rolls), n))
     figures["ratio"] = max(figures["short_median_us"], figures["long_median_us"]) / figures["gnubg_median_us"]
     keys = ["short_median_us", "short_p99_us", "long_median_us", "long_p99_us", "gnubg_median_us", "ratio"]
     print(json.dumps({k: round(figures[k], 2) for k in keys}))

@@ -36,8 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from testkit.fake_telegram.server import FakeTelegram  # noqa: E402
-from testkit.fuzzer import LISTEN_BACKLOG, Fuzzer  # noqa: E402
+from testkit.fake_telegram.server import FakeTelegram
+from testkit.fuzzer import LISTEN_BACKLOG, Fuzzer
 
 
 def main() -> int:
@@ -56,10 +56,9 @@ def main() -> int:
     args = parser.parse_args()
     os.environ["NARDY_CLAIM_AFTER"] = str(args.claim_after)
 
-    from testkit.fake_telegram.runner import BotRunner
-
     from bot.embedded_redis import EmbeddedRedis
     from bot.flow import ScriptedDice, engine_computer
+    from testkit.fake_telegram.runner import BotRunner
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     with tempfile.TemporaryDirectory() as tmp:

@@ -8,8 +8,16 @@ measured from the press reaching the fake API (the update is queued) to the bot'
 arriving at the fake (before the fake parses it, so the fake's own time is excluded). The bot runs in a
 child process (`--serve-bot`), so the fake and the players do not share its interpreter lock.
 
+`--computer-share 0.2` makes a fifth of the games games against the computer (`--computer-level`, expert
+by default), each in the private chat of its own player, who presses moves and Done like any other
+player; the bot then plays the computer's turn before it edits the board. The latency of the human
+(group) games is printed apart from theirs: what a long search costs the other games
+(`--computer-processes`: NARDY_COMPUTER_PROCESSES of the bot, default 1; 0: a thread of its process).
+
 Prints moves per second and the p50/p99 latency; the last line is one JSON object:
-{"games": ..., "moves": ..., "moves_per_s": ..., "p50_ms": ..., "p99_ms": ...}.
+{"games": ..., "moves": ..., "moves_per_s": ..., "p50_ms": ..., "p99_ms": ..., "group_p50_ms": ...,
+"group_p99_ms": ..., "computer_games": ..., "computer_p50_ms": ..., "computer_p99_ms": ...} (p50/p99 of all
+games; group_: the human games; computer_: the games against the computer, its thinking included).
 `--profile FILE` writes a cProfile of the bot process (view with `python -m pstats FILE`).
 """
 
@@ -37,23 +45,29 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from testkit.fake_telegram.play import MOVER, start_group_game
-from testkit.fake_telegram.server import BOT_TOKEN, FakeTelegram
-from testkit.fake_telegram.users import SimUser
-
 from bot.config import default_render_processes
 from bot.embedded_redis import EmbeddedRedis
+from testkit.fake_telegram.play import MOVER, start_computer_game, start_group_game
+from testkit.fake_telegram.server import BOT_TOKEN, FakeTelegram
+from testkit.fake_telegram.users import SimUser
 
 EDITS = ("editMessageMedia", "editMessageCaption")
 
 
-def serve_bot(api_url: str, redis_url: str, profile: str | None, render_processes: int, plain_asyncio: bool) -> None:
+def serve_bot(
+    api_url: str,
+    redis_url: str,
+    profile: str | None,
+    render_processes: int,
+    plain_asyncio: bool,
+    computer_processes: int,
+) -> None:
     """The child process: the real Application polling the fake, no rate limit, until SIGTERM."""
-    from telegram import Update
-    from telegram.ext import AIORateLimiter
-
-    from bot.app import build_application, new_event_loop, settle_heap
+    from bot.app import ALLOWED_UPDATES, build_application, new_event_loop, settle_heap
+    from bot.computer import ComputerProcesses
+    from bot.flow import engine_computer
     from bot.pictures import RenderProcesses, use_render_processes
+    from bot.rate_limit import ChatRateLimiter
     from bot.storage import Storage
 
     async def main() -> None:
@@ -61,6 +75,9 @@ def serve_bot(api_url: str, redis_url: str, profile: str | None, render_processe
         if processes is not None:
             await processes.start()
             use_render_processes(processes)
+        computers = ComputerProcesses(computer_processes) if computer_processes else None
+        if computers is not None:
+            await computers.start()
         stop = asyncio.Event()
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
         storage = Storage.from_url(redis_url)
@@ -68,21 +85,29 @@ def serve_bot(api_url: str, redis_url: str, profile: str | None, render_processe
             BOT_TOKEN,
             storage,
             api_url=api_url,
-            rate_limiter=AIORateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=3),
+            rate_limiter=ChatRateLimiter(overall_per_second=0, group_per_minute=0),
             poll_timeout=1,
+            computer=engine_computer(processes=computers),
+            limits=None,  # simulated players press far faster than people: no inbound limits
         )
         async with app:
             await app.start()
+            if app.post_init is not None:
+                await app.post_init(app)  # the board healer, as run_polling does
             assert app.updater is not None
-            await app.updater.start_polling(poll_interval=0, timeout=1, allowed_updates=Update.ALL_TYPES)
+            await app.updater.start_polling(poll_interval=0, timeout=1, allowed_updates=ALLOWED_UPDATES)
             settle_heap()  # as `python -m bot` does once started
             print("ready", flush=True)
             await stop.wait()
             await app.updater.stop()
             await app.stop()
+            if app.post_stop is not None:
+                await app.post_stop(app)
         await storage.close()
         if processes is not None:
             await processes.stop()
+        if computers is not None:
+            await computers.stop()
 
     loop = asyncio.new_event_loop() if plain_asyncio else new_event_loop()  # the bot's choice: uvloop
     try:
@@ -100,7 +125,8 @@ def serve_bot(api_url: str, redis_url: str, profile: str | None, render_processe
 
 async def random_press(table: Any, rng: random.Random, dice: Any, computer: Any) -> tuple[Any, bool]:
     """A random legal press by the player on turn, in-process: a single move, or Done (taken 30 % of the
-    time once the turn can end, and whenever no move is left). Returns the new table and whether it was Done."""
+    time once the turn can end, and whenever no move is left). Returns the new table and whether it was
+    Done."""
     from bot import flow
 
     step, user = table.step(), table.players[table.game.turn].user_id
@@ -242,7 +268,7 @@ class TimedFake(FakeTelegram):
         self.pressed: dict[int, float] = {}  # chat -> monotonic time of the outstanding press
         self.waiting: dict[int, set[str]] = {}  # chat -> what is still to come: "answer", "edit"
         self.query_chat: dict[str, int] = {}
-        self.latencies: list[float] = []
+        self.latencies: list[tuple[int, float]] = []  # (chat, seconds from the press to the edit)
         self.alerts: list[str] = []
         self.measuring = False
         self._mark = threading.Lock()
@@ -266,15 +292,17 @@ class TimedFake(FakeTelegram):
                 return
             left.discard(what)
             if what == "edit" and self.measuring:
-                self.latencies.append(at - self.pressed[chat_id])
+                self.latencies.append((chat_id, at - self.pressed[chat_id]))
             if not left:
                 del self.waiting[chat_id]
                 self.ready.put(chat_id)
 
-    def _dispatch(self, path: str, content_type: str, body: bytes) -> tuple[int, dict[str, Any]]:
+    def _dispatch(
+        self, path: str, content_type: str, body: bytes, parsed: Any = None
+    ) -> tuple[int, dict[str, Any]]:
         self._local.arrived = time.monotonic()
         self.methods[path.rsplit("/", 1)[-1]] += 1
-        return super()._dispatch(path, content_type, body)
+        return super()._dispatch(path, content_type, body, parsed)
 
     def _api_editMessageMedia(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
         result = super()._api_editMessageMedia(params, files)
@@ -332,7 +360,35 @@ def main() -> int:
         f"{default_render_processes()} here; 0: a thread of the bot process)",
     )
     parser.add_argument(
-        "--asyncio-loop", action="store_true", help="run the bot on asyncio's own loop instead of uvloop (to compare)"
+        "--computer-share",
+        type=float,
+        default=0.0,
+        help="share of the games played against the computer, each in its player's private chat (default 0)",
+    )
+    parser.add_argument("--computer-level", choices=("beginner", "intermediate", "expert"), default="expert")
+    parser.add_argument(
+        "--computer-variant",
+        choices=("long", "short", "both"),
+        default="long",
+        help="the game against the computer (default long: its expert thinks 10-100 times longer)",
+    )
+    parser.add_argument(
+        "--computer-turns",
+        type=int,
+        default=12,
+        help="turns each game against the computer plays (as fast as it can) before the others start and "
+        "the warm-up begins: long nardy's expert thinks longest in the middle game (default 12)",
+    )
+    parser.add_argument(
+        "--computer-processes",
+        type=int,
+        default=1,
+        help="NARDY_COMPUTER_PROCESSES of the bot (default 1; 0: the computer decides in a thread)",
+    )
+    parser.add_argument(
+        "--asyncio-loop",
+        action="store_true",
+        help="run the bot on asyncio's own loop instead of uvloop (to compare)",
     )
     parser.add_argument("--breakdown", type=int, metavar="PRESSES", help="time the steps of a press instead")
     parser.add_argument("--memory", type=int, metavar="GAMES", help="measure Redis memory per game instead")
@@ -343,7 +399,14 @@ def main() -> int:
     if args.breakdown:
         return breakdown(args.breakdown, args.seed)
     if args.serve_bot:
-        serve_bot(args.serve_bot[0], args.serve_bot[1], args.profile, args.render_processes, args.asyncio_loop)
+        serve_bot(
+            args.serve_bot[0],
+            args.serve_bot[1],
+            args.profile,
+            args.render_processes,
+            args.asyncio_loop,
+            args.computer_processes,
+        )
         return 0
 
     rng = random.Random(args.seed)
@@ -356,6 +419,7 @@ def main() -> int:
         if args.profile:
             cmd += ["--profile", str(Path(args.profile).resolve())]
         cmd += ["--render-processes", str(args.render_processes)] + ["--asyncio-loop"] * args.asyncio_loop
+        cmd += ["--computer-processes", str(args.computer_processes)]
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         child = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
         try:
@@ -387,24 +451,26 @@ def memory_per_game(redis_url: str, games: int) -> dict[str, float]:
 
 
 def cpu_seconds(bot_pid: int) -> dict[str, float]:
-    """CPU seconds used so far by the bot process, its render processes and this process (Linux /proc)."""
+    """CPU seconds used so far by the bot process, its render processes, its computer processes (told
+    apart by their name, `nardy-computer`) and this process (Linux /proc)."""
     tick = os.sysconf("SC_CLK_TCK")
 
-    def stat(pid: str) -> tuple[int, float]:
+    def stat(pid: str) -> tuple[str, int, float]:
         with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return int(fields[1]), (int(fields[11]) + int(fields[12])) / tick  # ppid, utime + stime
+            name, rest = f.read().split(" (", 1)[1].rsplit(")", 1)
+        fields = rest.split()
+        return name, int(fields[1]), (int(fields[11]) + int(fields[12])) / tick  # comm, ppid, utime + stime
 
-    found = {"bot": 0.0, "render": 0.0, "bench": time.process_time()}
+    found = {"bot": 0.0, "render": 0.0, "computer": 0.0, "bench": time.process_time()}
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            ppid, used = stat(pid)
+            name, ppid, used = stat(pid)
         except (OSError, IndexError, ValueError):
             continue  # gone meanwhile, or not Linux
         if int(pid) == bot_pid:
             found["bot"] += used
         elif ppid == bot_pid:
-            found["render"] += used
+            found["computer" if name == "nardy-computer" else "render"] += used
     return found
 
 
@@ -412,16 +478,30 @@ def drive(tg: TimedFake, args: argparse.Namespace, rng: random.Random, redis_url
     players: dict[int, dict[str, SimUser]] = {}
     boards: dict[int, int] = {}
     t0 = time.monotonic()
-    for i in range(args.games):
+    against_computer = round(args.games * args.computer_share)
+    for i in range(args.games - against_computer):
         chat = -100_000 - i
         white, black = SimUser(tg, 10_000 + 2 * i, f"W{i}"), SimUser(tg, 10_001 + 2 * i, f"B{i}")
         board = start_group_game(tg, chat, white, black, "long" if i % 4 == 3 else "short")
         players[chat] = {u.first_name: u for u in (white, black)}
         boards[chat] = board.message_id
-    print(f"{args.games} games started in {time.monotonic() - t0:.1f}s", file=sys.stderr)
+    for i in range(against_computer):  # in the private chat of its player (chat id = user id > 0)
+        human = SimUser(tg, 500_000 + i, f"C{i}")
+        variant = args.computer_variant if args.computer_variant != "both" else ("short", "long")[i % 2]
+        board = start_computer_game(tg, human, variant, args.computer_level.capitalize())
+        players[human.id] = {human.first_name: human}
+        boards[human.id] = board.message_id
+    print(
+        f"{args.games} games started in {time.monotonic() - t0:.1f}s "
+        f"({against_computer} against the computer at level {args.computer_level})",
+        file=sys.stderr,
+    )
 
     moves = 0
+    computer_moves = 0  # of them, in games against the computer
     finished = 0
+
+    pressed: dict[int, str] = {}  # chat -> the callback data of its last press
 
     def press_next(chat: int) -> bool:
         msg = tg.message(chat, boards[chat])
@@ -429,10 +509,14 @@ def drive(tg: TimedFake, args: argparse.Namespace, rng: random.Random, redis_url
         rematch = [d for d in datas if d.startswith("r:")]
         if rematch:  # the game is over: the next game of the series, on a new board message
             tg.timed_press(next(iter(players[chat].values())), chat, boards[chat], rematch[0])
+            pressed[chat] = rematch[0]
             return False
-        found = MOVER.search(msg.caption or "")
-        assert found, f"chat {chat}: cannot tell whose turn it is from {msg.caption!r}"
-        user = players[chat][found["name"]]
+        if chat > 0:  # against the computer: its only human player is on turn
+            (user,) = players[chat].values()
+        else:
+            found = MOVER.search(msg.caption or "")
+            assert found, f"chat {chat}: cannot tell whose turn it is from {msg.caption!r}"
+            user = players[chat][found["name"]]
         move_buttons = [b for b in msg.buttons if str(b.get("callback_data", "")).startswith("m:")]
         done = [d for d in datas if d.startswith("d:")]
         if done and not move_buttons:
@@ -441,7 +525,30 @@ def drive(tg: TimedFake, args: argparse.Namespace, rng: random.Random, redis_url
             home = [b for b in move_buttons if "⌂" in b["text"]]
             data = str(rng.choice(home or move_buttons)["callback_data"])
         tg.timed_press(user, chat, boards[chat], data)
+        pressed[chat] = data
         return True
+
+    if against_computer and args.computer_turns:  # into the middle game, where the computer thinks longest
+        t1 = time.monotonic()
+        turns = dict.fromkeys((chat for chat in boards if chat > 0), 0)
+        for chat in turns:
+            press_next(chat)
+        playing = len(turns)
+        while playing:
+            chat = tg.ready.get(timeout=120)
+            tg.refused.discard(chat)
+            if chat in tg.new_board:
+                boards[chat] = tg.new_board.pop(chat)
+            turns[chat] += pressed[chat].startswith("d:")
+            if turns[chat] < args.computer_turns:
+                press_next(chat)
+            else:
+                playing -= 1
+        print(
+            f"the games against the computer played {args.computer_turns} turns in "
+            f"{time.monotonic() - t1:.1f}s before the others started",
+            file=sys.stderr,
+        )
 
     idle: list[int] = []  # --rate: games whose last press was answered, waiting for their next turn
     if args.rate:
@@ -484,6 +591,7 @@ def drive(tg: TimedFake, args: argparse.Namespace, rng: random.Random, redis_url
             boards[chat] = tg.new_board.pop(chat)
         else:
             moves += 1
+            computer_moves += tg.measuring and chat > 0
         if args.rate:
             idle.append(chat)
         elif not press_next(chat):
@@ -491,20 +599,30 @@ def drive(tg: TimedFake, args: argparse.Namespace, rng: random.Random, redis_url
     tg.measuring = False
     cpu = {k: v - cpu_start.get(k, 0.0) for k, v in cpu_seconds(bot_pid).items()}
     measured = moves - measured_start_moves
-    lat = [x * 1000 for x in tg.latencies]
+    lat = [x * 1000 for _, x in tg.latencies]
+    group = [x * 1000 for chat, x in tg.latencies if chat < 0]
+    computer = [x * 1000 for chat, x in tg.latencies if chat > 0]
     result = {
         "games": args.games,
         "moves": measured,
         "moves_per_s": round(measured / args.seconds, 1),
         "p50_ms": round(statistics.median(lat), 2) if lat else None,
         "p99_ms": round(percentile(lat, 0.99), 2) if lat else None,
+        "group_p50_ms": round(statistics.median(group), 2) if group else None,
+        "group_p99_ms": round(percentile(group, 0.99), 2) if group else None,
+        "computer_games": against_computer,
+        "computer_level": args.computer_level if against_computer else None,
+        "computer_processes": args.computer_processes if against_computer else None,
+        "computer_p50_ms": round(statistics.median(computer), 2) if computer else None,
+        "computer_p99_ms": round(percentile(computer, 0.99), 2) if computer else None,
     }
     per_move = {k: round(1000 * v / max(1, measured), 2) for k, v in cpu.items()}
     if args.rate:
         print(f"offered {args.rate} presses/s; presses not made because every game was busy: {late}")
     print(
         f"CPU ms per move: {per_move} (bot: the event loop's process; render: its render processes; "
-        f"bench: the fake Bot API and the players); one core for the bot's loop would serve "
+        f"computer: its computer processes; bench: the fake Bot API and the players); one core for the "
+        f"bot's loop would serve "
         f"{1000 / per_move['bot'] if per_move.get('bot') else float('nan'):.0f} moves/s"
     )
     print(f"Bot API calls: {dict(tg.methods)}")
@@ -513,6 +631,13 @@ def drive(tg: TimedFake, args: argparse.Namespace, rng: random.Random, redis_url
         f"{measured} presses in {args.seconds:.0f}s = {result['moves_per_s']} moves/s; "
         f"press -> board edit p50 {result['p50_ms']} ms, p99 {result['p99_ms']} ms"
     )
+    if against_computer:
+        print(
+            f"human (group) games: {measured - computer_moves} presses, press -> board edit "
+            f"p50 {result['group_p50_ms']} ms, p99 {result['group_p99_ms']} ms; games against the computer "
+            f"({args.computer_level}, its thinking included): {computer_moves} presses, "
+            f"p50 {result['computer_p50_ms']} ms, p99 {result['computer_p99_ms']} ms"
+        )
     memory = memory_per_game(redis_url, args.games)
     print(f"Redis memory per game (MEMORY USAGE, bytes): {memory}; all keys: {sum(memory.values())}")
     print(json.dumps(result))

@@ -48,7 +48,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=400, help="renders timed (default 400)")
     parser.add_argument(
-        "--games", type=int, default=200, help="games whose boards are drawn in turn in the second measure (default 200)"
+        "--games",
+        type=int,
+        default=200,
+        help="games whose boards are drawn in turn in the second measure (default 200)",
     )
     args = parser.parse_args()
 

@@ -83,7 +83,9 @@ def _percentile(values: list[float], q: float) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     levels = LEVELS + BENCH_LEVELS + ("pubeval",)
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--game", choices=("short", "long"), required=True)
     parser.add_argument("--a", choices=levels, required=True, help="the player measured")
     parser.add_argument("--b", choices=levels, required=True, help="its opponent")

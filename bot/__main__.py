@@ -8,12 +8,13 @@ import logging
 import sys
 import urllib.parse
 
-from telegram import Update
 from telegram.error import InvalidToken, NetworkError
 
-from bot.app import build_application, close_requests, new_event_loop, settle_heap
+from bot.app import ALLOWED_UPDATES, build_application, close_requests, new_event_loop, settle_heap
+from bot.computer import ComputerProcesses
 from bot.config import Config, ConfigError, setup_logging
-from bot.embedded_redis import EmbeddedRedis
+from bot.embedded_redis import EmbeddedRedis, EmbeddedRedisError
+from bot.flow import engine_computer
 from bot.pictures import RenderProcesses, use_render_processes
 from bot.storage import Storage
 
@@ -23,21 +24,33 @@ log = logging.getLogger("bot")
 def main() -> int:
     try:
         config = Config.from_env()
-    except ConfigError as err:
+    except ConfigError as err:  # read and checked before anything starts: nothing to clean up
         print(f"nardy-bot: {err}", file=sys.stderr)
-        return 2
+        return 1
     setup_logging(config)
     embedded: EmbeddedRedis | None = None
     redis_url = config.redis_url
     if redis_url is None:
         embedded = EmbeddedRedis(config.data_dir / "redis")
-        embedded.start()
+        try:
+            embedded.start()
+        except EmbeddedRedisError as err:  # DataDirLocked: another bot owns the data directory
+            print(f"nardy-bot: {err}", file=sys.stderr)
+            return 1
         redis_url = embedded.url
         log.info("REDIS_URL is not set: using an embedded redis-server with AOF in %s", embedded.data_dir)
     storage = Storage.from_url(redis_url)
     processes = RenderProcesses(config.render_processes) if config.render_processes else None
+    computers = ComputerProcesses(config.computer_processes) if config.computer_processes else None
     webhook = config.webhook_url is not None
-    app = build_application(config.token, storage, api_url=config.api_url, drop_repeats=webhook)
+    app = build_application(
+        config.token,
+        storage,
+        api_url=config.api_url,
+        computer=engine_computer(processes=computers),
+        drop_repeats=webhook,
+        claim_after=config.claim_after,
+    )
     loop = new_event_loop()
     log.info("event loop: %s.%s", type(loop).__module__, type(loop).__name__)
     try:
@@ -46,6 +59,9 @@ def main() -> int:
             loop.run_until_complete(processes.start())
             use_render_processes(processes)
             log.info("board pictures are drawn by %d render processes", processes.workers)
+        if computers is not None:  # likewise
+            loop.run_until_complete(computers.start())
+            log.info("the computer's moves are chosen by %d computer processes", computers.workers)
         settle_heap()
         if config.webhook_url is not None:  # one of several workers behind a load balancer
             log.info("webhook mode: listening on %s:%s", config.webhook_listen, config.webhook_port)
@@ -55,11 +71,13 @@ def main() -> int:
                 url_path=urllib.parse.urlsplit(config.webhook_url).path.lstrip("/"),
                 webhook_url=config.webhook_url,
                 secret_token=config.webhook_secret,
-                allowed_updates=Update.ALL_TYPES,
+                allowed_updates=ALLOWED_UPDATES,
                 close_loop=False,
             )
         else:
-            app.run_polling(allowed_updates=Update.ALL_TYPES, close_loop=False)  # post_shutdown closes the storage
+            app.run_polling(
+                allowed_updates=ALLOWED_UPDATES, close_loop=False
+            )  # post_shutdown closes the storage
     except (InvalidToken, NetworkError) as err:  # the log filter masks the token in the message
         log.error("cannot start the bot: %s: %s", type(err).__name__, err)
         loop.run_until_complete(close_requests(app))
@@ -68,6 +86,8 @@ def main() -> int:
         if processes is not None:
             use_render_processes(None)
             loop.run_until_complete(processes.stop())
+        if computers is not None:
+            loop.run_until_complete(computers.stop())
         loop.close()
         if embedded is not None:
             embedded.stop()

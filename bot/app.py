@@ -8,32 +8,39 @@ import logging
 import time
 from collections.abc import Callable
 
-from telegram import BotCommand, Update
+from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats, Update
+from telegram.error import TelegramError
 from telegram.ext import (
-    AIORateLimiter,
     Application,
     ApplicationBuilder,
-    ApplicationHandlerStop,
+    BaseRateLimiter,
     CallbackQueryHandler,
     CommandHandler,
-    ContextTypes,
     MessageHandler,
     TypeHandler,
     filters,
 )
 
-from bot import handlers as h
+from bot.boards import HEAL_EVERY, RETRY_FIRST, Boards
 from bot.config import api_base_url, claim_after_from_env
 from bot.flow import ComputerPlayer, DiceSource, SecretDice, engine_computer
+from bot.handlers import board, claims, commands, forget, gate, menus
+from bot.handlers.common import Deps, on_error
+from bot.handlers.gate import Limits
 from bot.http_request import AiohttpRequest
-from bot.i18n import texts
-from bot.storage import Storage, StorageError
+from bot.i18n import LANGUAGES, texts
+from bot.outbox import Outbox
+from bot.rate_limit import ChatRateLimiter
+from bot.storage import Storage
 
 log = logging.getLogger(__name__)
 
 # Bot API connections of the aiohttp session (bot/http_request.py); a request waits for a free one.
 CONNECTIONS = 32
 REQUESTS = "nardy.requests"
+# The updates the bot handles: no edited messages (an edited "/resign" must not resign again), no
+# channel posts, polls or member changes.
+ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY]
 
 
 def new_event_loop() -> asyncio.AbstractEventLoop:
@@ -57,10 +64,12 @@ def settle_heap() -> None:
     gc.freeze()
 
 
-COMMANDS = ("start", "help", "rules", "newgame", "resign", "cancel", "claim", "forget")
+PRIVATE_COMMANDS = ("newgame", "resign", "cancel", "claim", "rules", "help", "forget", "start")
+GROUP_COMMANDS = ("newgame", "resign", "cancel", "claim", "rules", "help")
 
 
-def _descriptions(lang: str) -> list[BotCommand]:
+def command_menu(lang: str, names: tuple[str, ...]) -> list[BotCommand]:
+    """The command menu of a scope in one language."""
     t = texts(lang)
     about = {
         "start": t.gettext("About the bot"),
@@ -72,28 +81,62 @@ def _descriptions(lang: str) -> list[BotCommand]:
         "claim": t.gettext("Claim the win from an opponent who stopped moving"),
         "forget": t.gettext("Delete my data"),
     }
-    return [BotCommand(name, about[name]) for name in COMMANDS]
+    return [BotCommand(name, about[name]) for name in names]
 
 
-async def set_commands(app: Application) -> None:  # type: ignore[type-arg]
-    """The command menu in English (default) and Russian."""
-    await app.bot.set_my_commands(_descriptions("en"))
-    await app.bot.set_my_commands(_descriptions("ru"), language_code="ru")
+def descriptions(lang: str) -> tuple[str, str]:
+    """The bot's description (shown in an empty chat) and short description (its profile), in `lang`."""
+    t = texts(lang)
+    return (
+        t.gettext(
+            "Short nardy (backgammon) and long nardy in Telegram: against the computer (three levels), "
+            "with a friend by an invitation link, or in a group where anyone can join. Boards are pictures "
+            "updated in place; moves are buttons that offer only legal moves. Press Start, then /newgame."
+        ),
+        t.gettext("Short and long nardy (backgammon): play the computer, a friend, or your group."),
+    )
 
 
-async def drop_repeated_update(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Telegram may deliver an update twice (to any worker): only the first delivery is handled."""
+async def publish_profile(app: Application) -> None:
+    """The command menus (private chats, groups) and the descriptions, in English (the default) and Russian."""
+    bot = app.bot
+    for lang in LANGUAGES:
+        code = None if lang == "en" else lang
+        await bot.set_my_commands(command_menu(lang, PRIVATE_COMMANDS), language_code=code)
+        await bot.set_my_commands(
+            command_menu(lang, PRIVATE_COMMANDS), scope=BotCommandScopeAllPrivateChats(), language_code=code
+        )
+        await bot.set_my_commands(
+            command_menu(lang, GROUP_COMMANDS), scope=BotCommandScopeAllGroupChats(), language_code=code
+        )
+        description, short = descriptions(lang)
+        await bot.set_my_description(description, language_code=code)
+        await bot.set_my_short_description(short, language_code=code)
+
+
+async def on_start(app: Application) -> None:
+    """Once the bot runs: its profile, then the board healer (which first redraws every marked board)."""
     try:
-        first = await h.deps(context).storage.first_delivery(update.update_id)
-    except StorageError:  # handle it: a move is still guarded by its version
-        log.warning("could not check update %s for a repeated delivery", update.update_id, exc_info=True)
-        return
-    if not first:
-        log.info("update %s was delivered again; dropped", update.update_id)
-        raise ApplicationHandlerStop
+        await publish_profile(app)
+    except TelegramError as err:  # the menus are a nicety: the bot works without them
+        log.warning("could not set the command menus and descriptions: %s", err)
+    services(app).boards.start()
 
 
-async def close_requests(app: Application) -> None:  # type: ignore[type-arg]
+async def on_stop(app: Application) -> None:
+    """Before the bot stops: boards being drawn and queued messages get a few seconds to go out."""
+    d = services(app)
+    await d.boards.stop()
+    await d.outbox.close()
+
+
+def services(app: Application) -> Deps:
+    found = app.bot_data["nardy"]
+    assert isinstance(found, Deps)
+    return found
+
+
+async def close_requests(app: Application) -> None:
     """Close the Bot API sessions when the bot never got as far as starting (PTB only closes started bots)."""
     for request in app.bot_data.get(REQUESTS, ()):
         await request.shutdown()
@@ -105,19 +148,30 @@ def build_application(
     api_url: str | None = None,
     dice: DiceSource | None = None,
     computer: ComputerPlayer | None = None,
-    rate_limiter: AIORateLimiter | None = None,
+    rate_limiter: BaseRateLimiter | None = None,
     poll_timeout: float = 10.0,
     claim_after: float | None = None,
     clock: Callable[[], float] | None = None,
     drop_repeats: bool = False,
-) -> Application:  # type: ignore[type-arg]
+    limits: Limits | None = Limits(),  # noqa: B008 - a frozen value
+    heal_every: float | None = None,
+    request_timeout: float = 5.0,
+    board_retry: float | None = None,
+) -> Application:
     """The bot: storage, dice (secrets unless a test scripts them), the computer opponent, every handler.
 
     `claim_after` (default: NARDY_CLAIM_AFTER, else 24 h) and `clock` (default time.time) drive the
-    claims of abandoned games. `drop_repeats` (webhook workers): an update delivered twice is handled once."""
+    claims of abandoned games. `drop_repeats` (webhook workers): an update delivered twice is handled once.
+    `limits`: inbound limits per user and chat (None: off). `heal_every`: seconds between two looks for
+    boards left behind; `board_retry`: seconds before a failed board is first tried again (doubling).
+    `request_timeout`: seconds to wait for a Bot API answer (uploads: four times it)."""
     root = api_url or "https://api.telegram.org"
     requests = (
-        AiohttpRequest(connection_pool_size=CONNECTIONS),
+        AiohttpRequest(
+            connection_pool_size=CONNECTIONS,
+            read_timeout=request_timeout,
+            media_write_timeout=4 * request_timeout,
+        ),
         AiohttpRequest(connection_pool_size=1, read_timeout=poll_timeout + 5),
     )
     builder = (
@@ -125,47 +179,63 @@ def build_application(
         .token(token)
         .base_url(api_base_url(root))
         .base_file_url(api_base_url(root).removesuffix("/bot") + "/file/bot")
-        .rate_limiter(rate_limiter or AIORateLimiter(max_retries=3))
+        .rate_limiter(rate_limiter or ChatRateLimiter())
         .concurrent_updates(True)
         .request(requests[0])
         .get_updates_request(requests[1])
-        .post_init(set_commands)
+        .post_init(on_start)
+        .post_stop(on_stop)
         .post_shutdown(lambda _app: storage.close())
     )
     app = builder.build()
     app.bot_data[REQUESTS] = requests
-    app.bot_data["nardy"] = h.Deps(
+    boards = Boards(
+        app.bot,
+        storage,
+        heal_every=HEAL_EVERY if heal_every is None else heal_every,
+        retry_first=RETRY_FIRST if board_retry is None else board_retry,
+    )
+    app.bot_data["nardy"] = Deps(
         storage=storage,
         dice=dice or SecretDice(),
         computer=computer or engine_computer(),
+        boards=boards,
+        outbox=Outbox(),
+        limits=limits,
         claim_after=claim_after_from_env() if claim_after is None else claim_after,
         clock=clock or time.time,
     )
 
     if drop_repeats:
-        app.add_handler(TypeHandler(Update, drop_repeated_update), group=-1)
-    app.add_handler(CommandHandler("start", h.start))
-    app.add_handler(CommandHandler("help", h.help_command))
-    app.add_handler(CommandHandler("rules", h.rules_command))
-    app.add_handler(CommandHandler("newgame", h.newgame))
-    app.add_handler(CommandHandler("resign", h.resign_command))
-    app.add_handler(CommandHandler("cancel", h.cancel_command))
-    app.add_handler(CommandHandler("claim", h.claim_command))
-    app.add_handler(CommandHandler(("forget", "deletedata"), h.forget_command))
-    app.add_handler(CallbackQueryHandler(h.on_variant, pattern=r"^v:"))
-    app.add_handler(CallbackQueryHandler(h.on_opponent, pattern=r"^o:"))
-    app.add_handler(CallbackQueryHandler(h.on_level, pattern=r"^l:"))
-    app.add_handler(CallbackQueryHandler(h.on_join, pattern=r"^j:"))
-    app.add_handler(CallbackQueryHandler(h.on_cancel_lobby, pattern=r"^x:"))
-    app.add_handler(CallbackQueryHandler(h.on_cancel_invite, pattern=r"^xi:"))
-    app.add_handler(CallbackQueryHandler(h.on_move, pattern=r"^m:"))
-    app.add_handler(CallbackQueryHandler(h.on_undo, pattern=r"^u:"))
-    app.add_handler(CallbackQueryHandler(h.on_done, pattern=r"^d:"))
-    app.add_handler(CallbackQueryHandler(h.on_resign_answer, pattern=r"^r[yn]:"))
-    app.add_handler(CallbackQueryHandler(h.on_rematch, pattern=r"^r:"))
-    app.add_handler(CallbackQueryHandler(h.on_claim, pattern=r"^c:"))
-    app.add_handler(CallbackQueryHandler(h.on_forget, pattern=r"^f[yn]:"))
-    app.add_handler(CallbackQueryHandler(h.on_unknown))
-    app.add_handler(MessageHandler(filters.COMMAND & filters.ChatType.PRIVATE, h.unknown_command))
-    app.add_error_handler(h.on_error)
+        app.add_handler(TypeHandler(Update, gate.drop_repeated_update), group=-2)
+    app.add_handler(TypeHandler(Update, gate.limit_inbound), group=-1)
+    only_new = filters.UpdateType.MESSAGE  # an edited command message does nothing
+    app.add_handler(CommandHandler("start", commands.start, filters=only_new))
+    app.add_handler(CommandHandler("help", commands.help_command, filters=only_new))
+    app.add_handler(CommandHandler("rules", commands.rules_command, filters=only_new))
+    app.add_handler(CommandHandler("newgame", commands.newgame, filters=only_new))
+    app.add_handler(CommandHandler("resign", commands.resign_command, filters=only_new))
+    app.add_handler(CommandHandler("cancel", commands.cancel_command, filters=only_new))
+    app.add_handler(CommandHandler("claim", claims.claim_command, filters=only_new))
+    app.add_handler(CommandHandler(("forget", "deletedata"), forget.forget_command, filters=only_new))
+    app.add_handler(CallbackQueryHandler(menus.on_variant, pattern=r"^v:"))
+    app.add_handler(CallbackQueryHandler(menus.on_opponent, pattern=r"^o:"))
+    app.add_handler(CallbackQueryHandler(menus.on_level, pattern=r"^l:"))
+    app.add_handler(CallbackQueryHandler(menus.on_join, pattern=r"^j:"))
+    app.add_handler(CallbackQueryHandler(menus.on_cancel_lobby, pattern=r"^x:"))
+    app.add_handler(CallbackQueryHandler(menus.on_cancel_invite, pattern=r"^xi:"))
+    app.add_handler(CallbackQueryHandler(board.on_move, pattern=r"^m:"))
+    app.add_handler(CallbackQueryHandler(board.on_undo, pattern=r"^u:"))
+    app.add_handler(CallbackQueryHandler(board.on_done, pattern=r"^d:"))
+    app.add_handler(CallbackQueryHandler(board.on_resign_answer, pattern=r"^r[yn]:"))
+    app.add_handler(CallbackQueryHandler(board.on_rematch, pattern=r"^r:"))
+    app.add_handler(CallbackQueryHandler(claims.on_claim, pattern=r"^c:"))
+    app.add_handler(CallbackQueryHandler(forget.on_forget, pattern=r"^f[yn]:"))
+    app.add_handler(CallbackQueryHandler(board.on_unknown))
+    app.add_handler(
+        MessageHandler(
+            filters.UpdateType.MESSAGE & filters.COMMAND & filters.ChatType.PRIVATE, commands.unknown_command
+        )
+    )
+    app.add_error_handler(on_error)
     return app

@@ -31,9 +31,13 @@ class Config:
     TELEGRAM_API_URL (root URL of a local Bot API server, e.g. http://127.0.0.1:8081), LOG_LEVEL.
     Webhook mode (several workers behind a load balancer) when WEBHOOK_URL is set: the public https URL
     Telegram posts to; WEBHOOK_LISTEN (default 0.0.0.0) and WEBHOOK_PORT (default 8080) where this worker
-    listens (the URL's path is served); WEBHOOK_SECRET (recommended) is checked on every delivery.
+    listens (the URL's path is served); WEBHOOK_SECRET (required in webhook mode: without it anyone who
+    reaches the port could post updates as any user) is checked on every delivery.
+    NARDY_CLAIM_AFTER: seconds a player on turn may stay idle before the opponent may claim the game.
     NARDY_RENDER_PROCESSES: processes that draw the board pictures (0: a thread of the bot's own process);
-    by default one fewer than the CPUs, at most 2, so that the event loop keeps a core to itself."""
+    by default one fewer than the CPUs, at most 2, so that the event loop keeps a core to itself.
+    NARDY_COMPUTER_PROCESSES: processes that make the computer opponent's decisions (default 1; 0: a
+    thread of the bot's own process, whose searches then hold the interpreter lock the loop needs)."""
 
     token: str = field(repr=False)
     redis_url: str | None = None
@@ -45,6 +49,8 @@ class Config:
     webhook_port: int = 8080
     webhook_secret: str | None = field(default=None, repr=False)
     render_processes: int = 0
+    computer_processes: int = 1
+    claim_after: float = 24 * 3600.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Config:
@@ -64,18 +70,32 @@ class Config:
         raw_procs = env.get("NARDY_RENDER_PROCESSES", "").strip() or str(default_render_processes())
         if not raw_procs.isdigit() or int(raw_procs) > 64:
             raise ConfigError(f"NARDY_RENDER_PROCESSES={raw_procs!r} is not a number of processes (0..64)")
+        raw_computers = env.get("NARDY_COMPUTER_PROCESSES", "").strip() or "1"
+        if not (raw_computers.isascii() and raw_computers.isdigit()) or int(raw_computers) > 64:
+            raise ConfigError(
+                f"NARDY_COMPUTER_PROCESSES={raw_computers!r} is not a number of processes (0..64; "
+                "0: the computer decides in a thread of the bot's process)"
+            )
         secret = env.get("WEBHOOK_SECRET", "").strip() or None
         if secret is not None and not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", secret):
             raise ConfigError(
                 "WEBHOOK_SECRET must be 1-256 characters A-Z, a-z, 0-9, _ and - (Telegram's rule)"
             )
+        if webhook_url is not None and secret is None:
+            raise ConfigError(
+                "WEBHOOK_URL is set but WEBHOOK_SECRET is not: without it anyone who reaches the port can "
+                "post updates as any user. Set WEBHOOK_SECRET (1-256 of A-Z a-z 0-9 _ -), the same for every worker"
+            )
+        claim_after = claim_after_from_env(env)
         return cls(
+            claim_after=claim_after,
             token=token,
             webhook_url=webhook_url,
             webhook_listen=env.get("WEBHOOK_LISTEN", "").strip() or "0.0.0.0",
             webhook_port=int(raw_port),
             webhook_secret=secret,
             render_processes=int(raw_procs),
+            computer_processes=int(raw_computers),
             redis_url=env.get("REDIS_URL", "").strip() or None,
             api_url=env.get("TELEGRAM_API_URL", "").strip() or None,
             log_level=level,

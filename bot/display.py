@@ -1,17 +1,18 @@
-"""Showing tables in Telegram: the board photo and caption, edited in place, with Telegram's errors handled.
+"""Telegram's side of showing things: a board photo and caption edited in place, text messages, keyboards.
 
-- "message is not modified" is ignored;
-- a deleted game message ("message to edit not found") is replaced by a new one, whose id is stored;
+- "message is not modified" means the board already shows it;
+- a deleted board message ("message to edit not found") is replaced by a new one, whose id is stored;
 - a user who blocked the bot (403) is logged and skipped: the game goes on for the other player;
-- flood control (429) is retried by PTB's AIORateLimiter before it reaches here."""
+- flood control (429) is retried by the rate limiter (bot/rate_limit.py) before it reaches here.
+When and how often a board is drawn is bot/boards.py's business; sends wait in bot/outbox.py."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import replace
+from enum import Enum
 
-from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto
+from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto, ReplyParameters
 from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot import captions
@@ -77,16 +78,29 @@ def same_picture(previous: Table | None, table: Table, target: Target, view: obj
     )
 
 
-async def show(bot: Bot, storage: Storage, table: Table, previous: Table | None = None) -> None:
-    """Bring every board message of `table` up to date (edit in place, or send a new message)."""
-    await asyncio.gather(*(_show_target(bot, storage, table, target, previous) for target in table.targets))
+class Shown(Enum):
+    """What became of one board: shown (or already showing it), failed (to be tried again), or skipped (the
+    chat takes no messages from the bot: blocked, or left the group; nothing to try again)."""
+
+    SHOWN = "shown"
+    FAILED = "failed"
+    SKIPPED = "skipped"
 
 
-async def _show_target(
-    bot: Bot, storage: Storage, table: Table, target: Target, previous: Table | None
-) -> None:
-    view, text, markup = _render_parts(table, target)
+async def show_board(
+    bot: Bot, storage: Storage, table: Table, target: Target, previous: Table | None, again: bool = True
+) -> Shown:
+    """Bring `target`'s board message up to date with `table`: an edit in place (only the caption and
+    keyboard when the picture looks as it did for `previous`, the table the message shows), or a new
+    message when there is none or it is gone. A timeout is a failure: the edit may or may not have been
+    made, so the board is drawn again later ("message is not modified" then confirms it)."""
     message_id = table.messages.get(target.key)
+    if message_id is None and again:  # another worker (or an earlier show) may have sent it meanwhile
+        stored = await storage.load(table.id)
+        if stored is not None and target.key in stored.messages:
+            table = replace(table, messages=stored.messages)
+            message_id = table.messages[target.key]
+    view, text, markup = _render_parts(table, target)
     try:
         if message_id is not None:
             try:
@@ -102,10 +116,10 @@ async def _show_target(
                         media=InputMediaPhoto(image, caption=text),
                         reply_markup=markup,
                     )
-                return
+                return Shown.SHOWN
             except BadRequest as err:
                 if is_not_modified(err):
-                    return
+                    return Shown.SHOWN
                 if not is_gone(err):
                     raise
                 log.info(
@@ -118,9 +132,20 @@ async def _show_target(
         image = await render(view)
         sent = await bot.send_photo(chat_id=target.chat_id, photo=image, caption=text, reply_markup=markup)
         try:
-            await storage.set_message(table.id, target.key, sent.message_id)
+            kept = await storage.new_message(table.id, target.key, message_id, sent.message_id)
         except StorageError:
             log.exception("game %s: could not remember board message %s", table.id, sent.message_id)
+            return Shown.FAILED
+        if not kept:  # another worker sent a new board first: ours would be a second one; draw on theirs
+            log.info("game %s: board %s was sent twice; deleting %s", table.id, target.key, sent.message_id)
+            await delete(bot, target.chat_id, sent.message_id)
+            stored = await storage.load(table.id)
+            if stored is None or not again:
+                return Shown.FAILED
+            return await show_board(
+                bot, storage, replace(table, messages=stored.messages), target, None, False
+            )
+        return Shown.SHOWN
     except Forbidden as err:
         log.warning(
             "game %s: chat %s does not accept messages (%s); the game goes on",
@@ -128,42 +153,26 @@ async def _show_target(
             target.chat_id,
             err.message,
         )
-    except TelegramError:
-        log.exception("game %s: could not show the board in chat %s", table.id, target.chat_id)
-
-
-async def repost(bot: Bot, storage: Storage, table: Table, chat_id: int) -> None:
-    """Show the boards of `table` in `chat_id` again as new messages (the old ones lose their keyboards)."""
-    for target in table.targets:
-        if target.chat_id != chat_id:
-            continue
-        old = table.messages.get(target.key)
-        if old is not None:
-            try:
-                await bot.edit_message_reply_markup(chat_id=chat_id, message_id=old, reply_markup=None)
-            except TelegramError as err:
-                log.info("game %s: old board %s not cleared: %s", table.id, old, err)
-        fresh = replace(table, messages={k: v for k, v in table.messages.items() if k != target.key})
-        await _show_target(bot, storage, fresh, target, None)
-
-
-async def retire(bot: Bot, table: Table) -> None:
-    """Take the keyboards off a table's board messages (before a rematch starts new ones)."""
-    for target in table.targets:
-        message_id = table.messages.get(target.key)
-        if message_id is None:
-            continue
-        try:
-            await bot.edit_message_reply_markup(
-                chat_id=target.chat_id, message_id=message_id, reply_markup=None
+        return Shown.SKIPPED
+    except BadRequest as err:
+        if "chat not found" in err.message.lower():
+            log.warning(
+                "game %s: chat %s is gone (%s); the game goes on", table.id, target.chat_id, err.message
             )
-        except BadRequest as err:
-            if not (is_not_modified(err) or is_gone(err)):
-                log.warning(
-                    "game %s: could not clear the keyboard of %s: %s", table.id, message_id, err.message
-                )
-        except TelegramError as err:
-            log.warning("game %s: could not clear the keyboard of %s: %s", table.id, message_id, err)
+            return Shown.SKIPPED
+        log.error("game %s: Telegram refused the board in chat %s: %s", table.id, target.chat_id, err.message)
+        return Shown.FAILED
+    except TelegramError as err:
+        log.warning("game %s: could not show the board in chat %s: %r", table.id, target.chat_id, err)
+        return Shown.FAILED
+
+
+async def delete(bot: Bot, chat_id: int, message_id: int) -> None:
+    """Delete a message of the bot's; a message already gone is fine."""
+    try:
+        await bot.delete_message(chat_id=chat_id, message_id=message_id)
+    except TelegramError as err:
+        log.info("could not delete message %s in chat %s: %s", message_id, chat_id, err)
 
 
 async def edit_markup(bot: Bot, chat_id: int, message_id: int, markup: InlineKeyboardMarkup | None) -> None:
@@ -177,10 +186,24 @@ async def edit_markup(bot: Bot, chat_id: int, message_id: int, markup: InlineKey
         log.warning("could not edit the keyboard of %s in chat %s: %s", message_id, chat_id, err)
 
 
-async def say(bot: Bot, chat_id: int, text: str, markup: InlineKeyboardMarkup | None = None) -> int | None:
-    """Send a text message; a blocked chat is logged, not raised. Returns the message id."""
+async def say(
+    bot: Bot,
+    chat_id: int,
+    text: str,
+    markup: InlineKeyboardMarkup | None = None,
+    reply_to: int | None = None,
+) -> int | None:
+    """Send a text message (as a reply to `reply_to`, if that message still exists); a blocked chat is
+    logged, not raised. Returns the message id."""
     try:
-        sent = await bot.send_message(chat_id=chat_id, text=text, reply_markup=markup)
+        sent = await bot.send_message(
+            chat_id=chat_id,
+            text=text,
+            reply_markup=markup,
+            reply_parameters=None
+            if reply_to is None
+            else ReplyParameters(reply_to, allow_sending_without_reply=True),
+        )
         return sent.message_id
     except Forbidden as err:
         log.warning("chat %s does not accept messages (%s)", chat_id, err.message)

@@ -4,7 +4,6 @@ Refusals are raised as `Refused(msgid)`; the handlers translate them into a shor
 
 from __future__ import annotations
 
-import asyncio
 import math
 import random
 import secrets
@@ -13,6 +12,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
 from typing import Any, Protocol
 
+from bot.computer import ComputerProcesses, Decision, decide_in_thread
 from bot.table import Person, Table, new_id
 from engine import Game, NardyError, Phase, Play, Side
 
@@ -70,15 +70,17 @@ class ScriptedDice:
 ComputerPlayer = Callable[[Game, str], Awaitable[Play]]
 
 
-def engine_computer(seed: int | None = None) -> ComputerPlayer:
-    """The engine's computer opponent (engine.ai.choose_play), run off the event loop."""
+def engine_computer(seed: int | None = None, processes: ComputerProcesses | None = None) -> ComputerPlayer:
+    """The engine's computer opponent (engine.ai.choose_play), run off the event loop: in `processes`
+    (started computer workers, bot/computer.py) when given, else in a thread. Each decision gets its own
+    seed drawn from one rng (seeded here: reproducible games), so it comes out the same either way."""
     rng = random.Random(secrets.randbits(64) if seed is None else seed)
 
     async def choose(game: Game, level: str) -> Play:
-        from engine.ai import choose_play
-
-        assert game.dice is not None, "the computer was asked to play without dice"
-        return await asyncio.to_thread(choose_play, game.rules, game.position, game.dice, level, rng)
+        decision_seed = rng.getrandbits(64)
+        if processes is not None:
+            return await processes.choose(game, level, decision_seed)
+        return await decide_in_thread(Decision.of(game, level, decision_seed))
 
     return choose
 

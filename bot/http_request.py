@@ -74,7 +74,9 @@ class AiohttpRequest(BaseRequest):
                 data = request_data.json_parameters
         read = self._read_timeout if isinstance(read_timeout, DefaultValue) else read_timeout
         connect = self._connect_timeout if isinstance(connect_timeout, DefaultValue) else connect_timeout
-        timeout = aiohttp.ClientTimeout(sock_connect=connect, sock_read=read if not files else self._media_write_timeout)
+        timeout = aiohttp.ClientTimeout(
+            sock_connect=connect, sock_read=read if not files else self._media_write_timeout
+        )
         try:
             async with self._session.request(
                 method, url, data=data, timeout=timeout, headers=headers

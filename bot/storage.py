@@ -1,26 +1,33 @@
-"""Redis storage behind a small interface. Every change of a game is a compare-and-set on its version.
+"""Redis storage behind a small interface. Every change of a game is one atomic compare-and-set script.
 
 Keys (all JSON unless said otherwise):
   nardy:game:<id>             the table (Table.to_json(): engine Game.to_json(), players, version, turn state)
-  nardy:game:<id>:messages    hash: target key ("g", "w", "b") -> message id of the board message
-  nardy:chat:<chat_id>:game   the id of the chat's current game
-  nardy:lobby:<chat_id>       a group's open lobby
+  nardy:game:<id>:messages    hash: board key ("g", "w", "b") -> message id of the board message, and
+                              "v:<board key>" -> the game version that board shows (after a successful edit)
+  nardy:unshown               sorted set: ids of games whose boards may not show their last change, scored by
+                              when a worker should (re)draw them (each save marks its game; a shown board clears)
+  nardy:chat:<chat_id>:game   the id of the chat's current game (one live game per chat)
+  nardy:lobby:<chat_id>       a group's open lobby (one per chat)
   nardy:invite:<token>        a friend invitation (used once, expires)
   nardy:user:<user_id>:invite the token of the user's pending invitation
   nardy:update:<update_id>    "1": a webhook update some worker took (repeated deliveries are dropped; 1 hour)
   nardy:user:<user_id>:games  set: ids of the games the user plays or played (for /forget)
+  nardy:limit:<who>:<kind>    hash: a token bucket of inbound updates (a user's or a chat's presses, commands)
+  nardy:once:<what>           "1": something done at most once in a while (a re-pointed board, a claim offer)
+  nardy:drawing:<id>          the token of the worker drawing the game's boards now (a lease of a minute)
 Active games live 30 days after their last change, finished ones 7 days, lobbies and invites 1 day;
 a game's messages hash and its chats' pointers expire with the game, a user's games set after 30 days.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -54,12 +61,39 @@ class VersionConflict(StorageError):
     """The stored version is not the one this change was made from: someone else changed it first."""
 
 
+class ChatBusy(StorageError):
+    """A chat (a group, or a player's private chat) already has another live game: `game_id`."""
+
+    def __init__(self, message: str, game_id: str) -> None:
+        super().__init__(message)
+        self.game_id = game_id
+
+
+class Gone(StorageError):
+    """What a change consumes (a lobby, an invitation) was taken or withdrawn first."""
+
+
+class LobbyTaken(StorageError):
+    """The chat has another person's open lobby (`lobby`) or a live game (`game_id`)."""
+
+    def __init__(self, message: str, lobby: Lobby | None = None, game_id: str | None = None) -> None:
+        super().__init__(message)
+        self.lobby = lobby
+        self.game_id = game_id
+
+
 def update_key(update_id: int) -> str:
     return f"nardy:update:{update_id}"
 
 
+GAME_PREFIX = "nardy:game:"
+UNSHOWN_KEY = "nardy:unshown"
+INVITE_PREFIX = "nardy:invite:"
+SHOWN_FIELD = "v:"  # prefix of the messages hash fields that hold the version a board shows
+
+
 def game_key(game_id: str) -> str:
-    return f"nardy:game:{game_id}"
+    return f"{GAME_PREFIX}{game_id}"
 
 
 def messages_key(game_id: str) -> str:
@@ -75,7 +109,7 @@ def lobby_key(chat_id: int) -> str:
 
 
 def invite_key(token: str) -> str:
-    return f"nardy:invite:{token}"
+    return f"{INVITE_PREFIX}{token}"
 
 
 def user_invite_key(user_id: int) -> str:
@@ -84,6 +118,18 @@ def user_invite_key(user_id: int) -> str:
 
 def user_games_key(user_id: int) -> str:
     return f"nardy:user:{user_id}:games"
+
+
+def drawing_key(game_id: str) -> str:
+    return f"nardy:drawing:{game_id}"
+
+
+def limit_key(who: str, kind: str) -> str:
+    return f"nardy:limit:{who}:{kind}"
+
+
+def once_key(what: str) -> str:
+    return f"nardy:once:{what}"
 
 
 @asynccontextmanager
@@ -108,48 +154,251 @@ def _games_sets(table: Table) -> list[str]:
     return [user_games_key(p.user_id) for p in table.players if p.reachable]
 
 
-def _index_players(pipe: Any, table: Table) -> None:
-    """Add the game to its players' games sets; the sets live as long as games."""
-    for key in _games_sets(table):
-        pipe.sadd(key, table.id)
-        pipe.expire(key, ACTIVE_TTL)
+def _split_messages(fields: dict[str, str]) -> tuple[dict[str, int], dict[str, int]]:
+    """A messages hash as (board key -> message id, board key -> the version it shows)."""
+    messages = {k: int(v) for k, v in fields.items() if not k.startswith(SHOWN_FIELD)}
+    shown = {k[len(SHOWN_FIELD) :]: int(v) for k, v in fields.items() if k.startswith(SHOWN_FIELD)}
+    return messages, shown
 
 
-# The compare-and-set of a game. KEYS: the game, its messages hash, its chats' pointers (ARGV[5] of
-# them), its players' games sets. ARGV: the expected stored version ("" = the game must not exist),
-# the new JSON, its TTL, the game id, the number of chat pointers, the games sets' TTL.
-# Returns {1, stored version} when written, {0, stored version} (nothing written) on a conflict.
-_SAVE_SCRIPT = """
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+# The compare-and-set of a game, with everything that must change with it, in one atomic step.
+# KEYS: the game, its messages hash, the unshown-boards set, then ARGV[5] chat pointers, ARGV[7] games sets,
+# and the keys this change consumes (a lobby, an invitation: each must still hold the JSON whose field
+# ARGV[11 + 2i] is ARGV[12 + 2i], and is deleted).
+# ARGV: [1] the expected stored version ("" = the game must not exist), [2] the new JSON, [3] its TTL,
+# [4] the game id, [5] the number of chat pointers, [6] the games sets' TTL, [7] the number of games sets,
+# [8] when its boards are due to be shown by then (unix seconds; the unshown set's score), [9] "1" if the
+# game is live (not over), [10] "1" to forget its board messages (a rematch starts new ones).
+# A chat has one live game: a pointer to another live game refuses a live table ("busy"); a finished
+# table never moves a pointer away from another game.
+# Returns {1, stored version} when written; {0, stored version, reason, detail} (nothing written) when
+# refused: reason "version" (someone changed it first), "busy" (detail: the chat's live game), "gone" (a
+# consumed key is missing or holds something else).
+_SAVE_SCRIPT = (
+    """
 local raw = redis.call('GET', KEYS[1])
 local stored = ''
 if raw then stored = string.format('%d', cjson.decode(raw)['version']) end  -- not tostring: 1e+14
-if stored ~= ARGV[1] then return {0, stored} end
+if stored ~= ARGV[1] then return {0, stored, 'version', ''} end
+local chats, sets = tonumber(ARGV[5]), tonumber(ARGV[7])
+local live = ARGV[9] == '1'
+local first_chat, first_set, first_consumed = 4, 4 + chats, 4 + chats + sets
+for i = first_consumed, #KEYS do
+  local held = redis.call('GET', KEYS[i])
+  local arg = 11 + 2 * (i - first_consumed)
+  if not held then return {0, stored, 'gone', KEYS[i]} end
+  local value = cjson.decode(held)[ARGV[arg]]
+  if type(value) == 'number' then value = string.format('%d', value) end
+  if tostring(value) ~= ARGV[arg + 1] then return {0, stored, 'gone', KEYS[i]} end
+end
+local take = {}
+for i = first_chat, first_set - 1 do
+  local current = redis.call('GET', KEYS[i])
+  if not current or current == ARGV[4] then
+    take[#take + 1] = KEYS[i]
+  else
+    local other = redis.call('GET', '"""
+    + GAME_PREFIX
+    + """' .. current)
+    if other and cjson.decode(other)['game']['state']['phase'] ~= 'over' then
+      if live then return {0, stored, 'busy', current} end
+    elseif live then
+      take[#take + 1] = KEYS[i]
+    end
+  end
+end
 redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
-redis.call('EXPIRE', KEYS[2], ARGV[3])
-local chats = tonumber(ARGV[5])
-for i = 3, 2 + chats do redis.call('SET', KEYS[i], ARGV[4], 'EX', ARGV[3]) end
-for i = 3 + chats, #KEYS do
+if ARGV[10] == '1' then redis.call('DEL', KEYS[2]) else redis.call('EXPIRE', KEYS[2], ARGV[3]) end
+for _, key in ipairs(take) do redis.call('SET', key, ARGV[4], 'EX', ARGV[3]) end
+for i = first_set, first_consumed - 1 do
   redis.call('SADD', KEYS[i], ARGV[4])
   redis.call('EXPIRE', KEYS[i], ARGV[6])
 end
-return {1, stored}
+for i = first_consumed, #KEYS do redis.call('DEL', KEYS[i]) end
+redis.call('ZADD', KEYS[3], ARGV[8], ARGV[4])
+redis.call('EXPIRE', KEYS[3], ARGV[6])  -- an index of live games: gone only if no game changes for 30 days
+return {1, stored, '', ''}
+"""
+)
+
+# Boards shown: KEYS the messages hash, the unshown set, the game, its drawing lease. ARGV: [1] the game id,
+# [2] the version the boards now show, [3] "1" if every board of the game shows it, [4] the drawer's token,
+# then board keys. Each board's shown version ("v:<key>") only grows. If the game is still at that version,
+# it leaves the unshown set (when complete) and the drawer's lease is released: a change saved later finds
+# no lease, so its worker draws it. Returns the stored version (-1: the game is gone).
+_SHOWN_SCRIPT = """
+for i = 5, #ARGV do
+  local field = 'v:' .. ARGV[i]
+  local had = tonumber(redis.call('HGET', KEYS[1], field) or '-1')
+  if tonumber(ARGV[2]) > had then redis.call('HSET', KEYS[1], field, ARGV[2]) end
+end
+local raw = redis.call('GET', KEYS[3])
+if not raw then
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  if redis.call('GET', KEYS[4]) == ARGV[4] then redis.call('DEL', KEYS[4]) end
+  return -1
+end
+local stored = string.format('%d', cjson.decode(raw)['version'])
+if stored ~= ARGV[2] then return tonumber(stored) end
+if ARGV[3] == '1' then redis.call('ZREM', KEYS[2], ARGV[1]) end
+if redis.call('GET', KEYS[4]) == ARGV[4] then redis.call('DEL', KEYS[4]) end
+return tonumber(stored)
+"""
+
+# The lease of drawing a game's boards (one worker at a time, so that an older picture never lands after a
+# newer one): KEYS the lease, the game's messages hash; ARGV the worker's token, its time to live in ms.
+# Taken if free, extended if held by that token. Returns {1, the messages hash as a flat list} if the
+# worker holds it now (what the boards show, as the previous holder left it), else {0, the lease's ms left}.
+_HOLD_DRAW_SCRIPT = """
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return {0, redis.call('PTTL', KEYS[1])} end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return {1, redis.call('HGETALL', KEYS[2])}
+"""
+
+# Let go of a drawing lease (a worker that stops, or gives up for now): KEYS the lease; ARGV the token.
+_RELEASE_DRAW_SCRIPT = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
+"""
+
+# A new board message: KEYS the messages hash, the game. ARGV: [1] the board key, [2] the message id it
+# replaces ("" for none), [3] the new message id. Set only if the board still has the message it replaces
+# (another worker may have sent one first); the hash lives as long as its game. Returns 1 if set.
+_NEW_MESSAGE_SCRIPT = """
+local current = redis.call('HGET', KEYS[1], ARGV[1]) or ''
+if current ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+redis.call('HDEL', KEYS[1], 'v:' .. ARGV[1])
+local ttl = redis.call('TTL', KEYS[2])
+if ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) end
+return 1
+"""
+
+# Claim a game whose boards are due to be shown: KEYS the unshown set; ARGV the game id, now, the lease
+# (seconds), "1" to claim it even if not due yet (a start redraws every marked board). Returns 1 if claimed.
+_CLAIM_UNSHOWN_SCRIPT = """
+local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not due then return 0 end
+if ARGV[4] ~= '1' and tonumber(due) > tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], tonumber(ARGV[2]) + tonumber(ARGV[3]), ARGV[1])
+return 1
+"""
+
+# A group's lobby: KEYS the lobby, the chat's game pointer. ARGV the lobby JSON, its TTL, the starter's id.
+# Refused if the chat has a live game ({0, "game", id}) or another person's open lobby ({0, "lobby", its
+# JSON}); the starter's own open lobby is replaced ({1, its JSON}). Returns {1, ""} when opened.
+_OPEN_LOBBY_SCRIPT = (
+    """
+local current = redis.call('GET', KEYS[2])
+if current then
+  local game = redis.call('GET', '"""
+    + GAME_PREFIX
+    + """' .. current)
+  if game and cjson.decode(game)['game']['state']['phase'] ~= 'over' then return {0, 'game', current} end
+end
+local old = redis.call('GET', KEYS[1])
+if old and string.format('%d', cjson.decode(old)['starter']['id']) ~= ARGV[3] then
+  return {0, 'lobby', old}
+end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+return {1, old or ''}
+"""
+)
+
+# An invitation: KEYS the starter's invitation pointer, the new invitation. ARGV the JSON, its TTL, its token,
+# the key prefix of invitations. The starter's previous invitation is withdrawn. Returns its token or "".
+_PUT_INVITE_SCRIPT = """
+local old = redis.call('GET', KEYS[1])
+if old and old ~= ARGV[3] then redis.call('DEL', ARGV[4] .. old) end
+redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[2])
+redis.call('SET', KEYS[1], ARGV[3], 'EX', ARGV[2])
+if old and old ~= ARGV[3] then return old end
+return ''
+"""
+
+# Withdraw the user's invitation: KEYS the pointer; ARGV the key prefix of invitations. Returns its JSON or "".
+_CANCEL_INVITE_SCRIPT = """
+local token = redis.call('GET', KEYS[1])
+if not token then return '' end
+redis.call('DEL', KEYS[1])
+local raw = redis.call('GET', ARGV[1] .. token)
+if not raw then return '' end
+redis.call('DEL', ARGV[1] .. token)
+return raw
+"""
+
+# Token buckets (inbound limits): KEYS the buckets; ARGV per bucket its capacity and refill per second.
+# All buckets must hold a token; then one is taken from each. Returns {0, 0} when allowed, else {i, notice}:
+# bucket i is empty, and notice is 1 the first time since it last allowed (one polite answer per flood).
+_TAKE_TOKENS_SCRIPT = """
+local time = redis.call('TIME')
+local now = tonumber(time[1]) + tonumber(time[2]) / 1000000
+local state = {}
+for i, key in ipairs(KEYS) do
+  local cap, rate = tonumber(ARGV[2 * i - 1]), tonumber(ARGV[2 * i])
+  local held = redis.call('HMGET', key, 't', 'at', 'n')
+  local tokens = tonumber(held[1] or cap)
+  local at = tonumber(held[2] or now)
+  tokens = math.min(cap, tokens + math.max(0, now - at) * rate)
+  state[i] = {tokens, held[3]}
+  if tokens < 1 then
+    local notice = 0
+    if not held[3] then notice = 1 end
+    redis.call('HSET', key, 't', tokens, 'at', now, 'n', 1)
+    redis.call('EXPIRE', key, math.ceil(cap / rate) + 1)
+    return {i, notice}
+  end
+end
+for i, key in ipairs(KEYS) do
+  local cap, rate = tonumber(ARGV[2 * i - 1]), tonumber(ARGV[2 * i])
+  redis.call('HSET', key, 't', state[i][1] - 1, 'at', now)
+  redis.call('HDEL', key, 'n')
+  redis.call('EXPIRE', key, math.ceil(cap / rate) + 1)
+end
+return {0, 0}
 """
 
 
 PARSED_RECORDS = 2048  # games whose last record this process read or wrote is kept parsed...
 PARSED_SECONDS = 600.0  # ...for at most this long after it was read or written (checked at each one)
+SHOW_LEASE = 30.0  # seconds the worker that saved a change has to show it before any worker's healer may
+
+
+@dataclass(frozen=True)
+class Bucket:
+    """A token bucket of inbound updates: `capacity` at once, refilled at `per_second`."""
+
+    key: str
+    capacity: float
+    per_second: float
 
 
 class Storage:
     """Games, chats' current games, lobbies and invites in Redis."""
 
-    def __init__(self, client: aioredis.Redis) -> None:
+    def __init__(self, client: aioredis.Redis, clock: Callable[[], float] = time.time) -> None:
         # game id -> (its record as stored, that record parsed, when): a press loads the record its previous
         # press saved, and parsing it (the game's whole history) was a tenth of the bot's time per press.
         # Compared by content, so a record another worker wrote is parsed afresh.
         self._parsed: dict[str, tuple[str, Table, float]] = {}
         self._r = client
-        self._save_script = client.register_script(_SAVE_SCRIPT)  # EVALSHA, loaded again after a restart
+        self._clock = clock  # unix time, for the unshown boards' due times
+        # EVALSHA, loaded again after a Redis restart
+        self._save_script = client.register_script(_SAVE_SCRIPT)
+        self._shown_script = client.register_script(_SHOWN_SCRIPT)
+        self._new_message_script = client.register_script(_NEW_MESSAGE_SCRIPT)
+        self._claim_unshown_script = client.register_script(_CLAIM_UNSHOWN_SCRIPT)
+        self._open_lobby_script = client.register_script(_OPEN_LOBBY_SCRIPT)
+        self._put_invite_script = client.register_script(_PUT_INVITE_SCRIPT)
+        self._cancel_invite_script = client.register_script(_CANCEL_INVITE_SCRIPT)
+        self._take_tokens_script = client.register_script(_TAKE_TOKENS_SCRIPT)
+        self._hold_draw_script = client.register_script(_HOLD_DRAW_SCRIPT)
+        self._release_draw_script = client.register_script(_RELEASE_DRAW_SCRIPT)
 
     @classmethod
     def from_url(cls, url: str, max_connections: int = MAX_CONNECTIONS) -> Storage:
@@ -170,6 +419,10 @@ class Storage:
     async def close(self) -> None:
         await self._r.aclose()
 
+    def now(self) -> float:
+        """The clock the due times of unshown boards are read with (unix seconds)."""
+        return self._clock()
+
     async def ping(self) -> bool:
         async with _redis_errors("ping"):
             return bool(await self._r.ping())
@@ -180,14 +433,14 @@ class Storage:
         async with _redis_errors(f"load game {game_id}"), self._r.pipeline(transaction=False) as pipe:
             pipe.get(game_key(game_id))
             pipe.hgetall(messages_key(game_id))
-            raw, msgs = await pipe.execute()
+            raw, fields = await pipe.execute()
         if raw is None:
             return None
-        messages = {k: int(v) for k, v in msgs.items()}
+        messages, shown = _split_messages(fields)
         known = self._parsed.get(game_id)
         if known is not None and known[0] == raw:
-            return replace(known[1], messages=messages)
-        table = Table.from_json(json.loads(raw), messages)
+            return replace(known[1], messages=messages, shown=shown)
+        table = Table.from_json(json.loads(raw), messages, shown)
         self._remember(game_id, raw, table)
         return table
 
@@ -195,7 +448,9 @@ class Storage:
         now = time.monotonic()
         self._parsed.pop(game_id, None)  # re-inserted last: the entries stay in the order they were stored
         self._parsed[game_id] = (raw, table, now)
-        while len(self._parsed) > PARSED_RECORDS or now - next(iter(self._parsed.values()))[2] > PARSED_SECONDS:
+        while (
+            len(self._parsed) > PARSED_RECORDS or now - next(iter(self._parsed.values()))[2] > PARSED_SECONDS
+        ):
             del self._parsed[next(iter(self._parsed))]
 
     async def game_of_chat(self, chat_id: int) -> Table | None:
@@ -204,61 +459,183 @@ class Storage:
             game_id = await self._r.get(chat_key(chat_id))
         return None if game_id is None else await self.load(str(game_id))
 
-    async def create(self, table: Table) -> None:
-        """Store a new table and make it the current game of its chats; VersionConflict if the id exists."""
-        await self._write(table, expected=None)
+    async def create(self, table: Table, consumes: tuple[tuple[str, str, str], ...] = ()) -> None:
+        """Store a new table and make it the current game of its chats, atomically: VersionConflict if the
+        id exists, ChatBusy if one of its chats has another live game, Gone if a key it `consumes`
+        ((key, JSON field, value): a lobby or an invitation, deleted with the start) was taken first."""
+        await self._write(table, expected=None, consumes=consumes)
 
-    async def save(self, table: Table) -> None:
-        """Compare-and-set: store `table` only if the stored version is `table.version - 1`."""
-        await self._write(table, expected=table.version - 1)
+    async def save(self, table: Table, new_boards: bool = False) -> None:
+        """Compare-and-set: store `table` only if the stored version is `table.version - 1`
+        (VersionConflict otherwise). `new_boards`: its board messages are forgotten (a rematch's boards
+        are new messages)."""
+        await self._write(table, expected=table.version - 1, new_boards=new_boards)
 
-    async def _write(self, table: Table, expected: int | None) -> None:
-        """One EVALSHA of _SAVE_SCRIPT: the version check and every write in one round trip, atomic
-        in Redis (a WATCH/GET/MULTI/EXEC took three round trips and most of a press's Redis time)."""
+    async def _write(
+        self,
+        table: Table,
+        expected: int | None,
+        consumes: tuple[tuple[str, str, str], ...] = (),
+        new_boards: bool = False,
+    ) -> None:
+        """One EVALSHA of _SAVE_SCRIPT: the checks and every write in one round trip, atomic in Redis."""
+        sets = _games_sets(table)
         keys = [
             game_key(table.id),
             messages_key(table.id),
+            UNSHOWN_KEY,
             *(chat_key(c) for c in table.chats),
-            *_games_sets(table),
+            *sets,
+            *(key for key, _, _ in consumes),
         ]
-        raw = json.dumps(table.to_json(), separators=(",", ":"))
+        raw = _json(table.to_json())
+        args: list[str | int | float] = [
+            "" if expected is None else str(expected),
+            raw,
+            _ttl(table),
+            table.id,
+            len(table.chats),
+            ACTIVE_TTL,
+            len(sets),
+            round(self._clock() + SHOW_LEASE, 3),
+            "0" if table.over else "1",
+            "1" if new_boards else "0",
+        ]
+        for _, field_name, value in consumes:
+            args += [field_name, value]
         async with _redis_errors(f"save game {table.id} v{table.version}"):
-            saved, stored = await self._save_script(
-                keys=keys,
-                args=[
-                    "" if expected is None else str(expected),
-                    raw,
-                    _ttl(table),
-                    table.id,
-                    len(table.chats),
-                    ACTIVE_TTL,
-                ],
-            )
+            saved, stored, reason, detail = await self._save_script(keys=keys, args=args)
         if not saved:
+            if reason == "busy":
+                raise ChatBusy(f"game {table.id}: a chat of it already has the live game {detail}", detail)
+            if reason == "gone":
+                raise Gone(f"game {table.id}: {detail} was taken or withdrawn first")
             raise VersionConflict(
                 f"game {table.id}: stored version {stored or None}, this change was made from {expected}"
             )
         self._remember(table.id, raw, table)
 
-    async def set_message(self, game_id: str, target: str, message_id: int) -> None:
-        """Remember the board message of one target (not versioned: it never conflicts with moves)."""
-        async with _redis_errors(f"game {game_id} message {target}"):
+    async def update(
+        self, game_id: str, change: Callable[[Table], Table | None], attempts: int = 5
+    ) -> tuple[Table, Table] | None:
+        """Load, change and save a game, again from a fresh load if another change came first (at most
+        `attempts` times). `change` returns the next table, or None to leave the game as it is.
+        Returns (old, new), or None when the game does not exist or `change` left it."""
+        for _ in range(attempts):
+            table = await self.load(game_id)
+            if table is None:
+                return None
+            new = change(table)
+            if new is None:
+                return None
+            try:
+                await self.save(new)
+            except VersionConflict:
+                continue
+            return table, new
+        raise VersionConflict(f"game {game_id}: changed {attempts} times while being updated")
+
+    # ------------------------------------------------------------------ board messages
+
+    async def new_message(self, game_id: str, board: str, replaces: int | None, message_id: int) -> bool:
+        """Make `message_id` the board message of `board` if that board still has the message it
+        `replaces` (None: no message); False if another worker set a different one first."""
+        async with _redis_errors(f"game {game_id} message {board}"):
+            done = await self._new_message_script(
+                keys=[messages_key(game_id), game_key(game_id)],
+                args=[board, "" if replaces is None else str(replaces), str(message_id)],
+            )
+        return bool(done)
+
+    async def set_message(self, game_id: str, board: str, message_id: int) -> None:
+        """Remember the board message of one board (whatever it had), for as long as the game lives."""
+        async with _redis_errors(f"game {game_id} message {board}"):
             ttl = int(await self._r.ttl(game_key(game_id)))  # the hash expires with its game
             async with self._r.pipeline(transaction=True) as pipe:
-                pipe.hset(messages_key(game_id), target, str(message_id))
+                pipe.hset(messages_key(game_id), board, str(message_id))
+                pipe.hdel(messages_key(game_id), SHOWN_FIELD + board)
                 pipe.expire(messages_key(game_id), ttl if ttl > 0 else ACTIVE_TTL)
                 await pipe.execute()
 
-    async def forget_messages(self, game_id: str) -> None:
-        async with _redis_errors(f"game {game_id} messages"):
-            await self._r.delete(messages_key(game_id))
+    async def drop_message(self, game_id: str, board: str) -> None:
+        """Forget one board's message id (and the version it showed)."""
+        async with _redis_errors(f"game {game_id} message {board}"):
+            await self._r.hdel(messages_key(game_id), board, SHOWN_FIELD + board)
+
+    async def shown(
+        self, game_id: str, version: int, boards: tuple[str, ...], complete: bool, drawer: str
+    ) -> int:
+        """`boards` of the game now show `version`. If the game is still at that version, the drawing lease
+        of `drawer` is released and (`complete`: every board shows it) the game leaves the unshown set.
+        Returns the stored version: a larger one is to be drawn next (-1: the game is gone)."""
+        async with _redis_errors(f"game {game_id} shown v{version}"):
+            stored = await self._shown_script(
+                keys=[messages_key(game_id), UNSHOWN_KEY, game_key(game_id), drawing_key(game_id)],
+                args=[game_id, str(version), "1" if complete else "0", drawer, *boards],
+            )
+        return int(stored)
+
+    async def hold_draw(
+        self, game_id: str, drawer: str, seconds: float
+    ) -> tuple[dict[str, int], dict[str, int]] | float:
+        """Take (or extend) the lease of drawing a game's boards: (its board messages, the versions they
+        show), as they are now; if another worker holds the lease, the seconds it has left."""
+        async with _redis_errors(f"game {game_id} drawing lease"):
+            answer = await self._hold_draw_script(
+                keys=[drawing_key(game_id), messages_key(game_id)], args=[drawer, max(1, int(seconds * 1000))]
+            )
+        if not answer[0]:
+            return max(0.0, int(answer[1]) / 1000)
+        flat = answer[1]
+        return _split_messages(dict(zip(flat[::2], flat[1::2], strict=True)))
+
+    async def release_draw(self, game_id: str, drawer: str) -> None:
+        async with _redis_errors(f"game {game_id} drawing lease"):
+            await self._release_draw_script(keys=[drawing_key(game_id)], args=[drawer])
+
+    async def unshown(self, due_by: float | None = None, limit: int = 100) -> list[str]:
+        """Ids of games whose boards may be behind: those due by `due_by` (None: all)."""
+        top: float | str = "+inf" if due_by is None else due_by
+        async with _redis_errors("unshown boards"):
+            found = await self._r.zrangebyscore(UNSHOWN_KEY, "-inf", top, start=0, num=limit)
+        return [str(g) for g in found]
+
+    async def claim_unshown(self, game_id: str, lease: float = SHOW_LEASE, force: bool = False) -> bool:
+        """Take the redrawing of a marked game for `lease` seconds (if it is due, or `force`)."""
+        async with _redis_errors(f"claim unshown {game_id}"):
+            claimed = await self._claim_unshown_script(
+                keys=[UNSHOWN_KEY], args=[game_id, round(self._clock(), 3), lease, "1" if force else "0"]
+            )
+        return bool(claimed)
+
+    async def postpone_unshown(self, game_id: str, seconds: float) -> None:
+        """A marked game's boards could not be shown: due again in `seconds` (if it is still marked)."""
+        async with _redis_errors(f"postpone unshown {game_id}"):
+            await self._r.zadd(UNSHOWN_KEY, {game_id: round(self._clock() + seconds, 3)}, xx=True)
+
+    async def forget_unshown(self, game_id: str) -> None:
+        """Stop trying to show a game's boards (it expired, or they cannot be shown at all)."""
+        async with _redis_errors(f"forget unshown {game_id}"):
+            await self._r.zrem(UNSHOWN_KEY, game_id)
 
     # ------------------------------------------------------------------ group lobbies
 
-    async def open_lobby(self, lobby: Lobby) -> None:
-        """Open (or replace) the chat's lobby."""
+    async def open_lobby(self, lobby: Lobby) -> Lobby | None:
+        """Open the chat's lobby, atomically: LobbyTaken if the chat has a live game or another person's
+        open lobby. The starter's own open lobby is replaced: it is returned (its message is stale)."""
         async with _redis_errors(f"open lobby in chat {lobby.chat_id}"):
-            await self._r.set(lobby_key(lobby.chat_id), json.dumps(lobby.to_json()), ex=LOBBY_TTL)
+            answer = await self._open_lobby_script(
+                keys=[lobby_key(lobby.chat_id), chat_key(lobby.chat_id)],
+                args=[_json(lobby.to_json()), LOBBY_TTL, str(lobby.starter.user_id)],
+            )
+        opened, what, detail = (list(answer) + ["", ""])[:3]
+        if not opened:
+            if what == "game":
+                raise LobbyTaken(f"chat {lobby.chat_id} has the live game {detail}", game_id=str(detail))
+            raise LobbyTaken(
+                f"chat {lobby.chat_id} has another open lobby", lobby=Lobby.from_json(json.loads(detail))
+            )
+        return Lobby.from_json(json.loads(what)) if what else None
 
     async def lobby(self, chat_id: int) -> Lobby | None:
         async with _redis_errors(f"lobby in chat {chat_id}"):
@@ -278,59 +655,45 @@ class Storage:
                 return False
             pipe.multi()
             pipe.delete(key)
-            await pipe.execute()
+            try:
+                await pipe.execute()
+            except WatchError:
+                return False
         return True
 
-    async def start_from_lobby(self, lobby: Lobby, table: Table) -> bool:
-        """Atomically close the lobby and create its game; False if the lobby is gone (joined first)."""
-        key = lobby_key(lobby.chat_id)
-        try:
-            async with _redis_errors(f"join lobby {lobby.id}"), self._r.pipeline(transaction=True) as pipe:
-                await pipe.watch(key, game_key(table.id))
-                raw = await pipe.get(key)
-                if raw is None or json.loads(raw)["id"] != lobby.id or await pipe.exists(game_key(table.id)):
-                    return False
-                pipe.multi()
-                pipe.delete(key)
-                pipe.set(
-                    game_key(table.id), json.dumps(table.to_json(), separators=(",", ":")), ex=ACTIVE_TTL
-                )
-                pipe.set(chat_key(lobby.chat_id), table.id, ex=ACTIVE_TTL)
-                _index_players(pipe, table)
-                await pipe.execute()
-        except VersionConflict:
-            return False
-        return True
+    async def start_from_lobby(self, lobby: Lobby, table: Table) -> None:
+        """Close the lobby and create its game in one step: Gone if the lobby was joined or cancelled
+        first, ChatBusy if the chat has a live game, VersionConflict if the game exists."""
+        await self.create(table, consumes=((lobby_key(lobby.chat_id), "id", lobby.id),))
 
     # ------------------------------------------------------------------ friend invitations
 
     async def put_invite(self, invite: Invite) -> str | None:
-        """Store an invitation (replacing the starter's previous one); returns the replaced token."""
+        """Store an invitation, atomically replacing the starter's previous one; returns the replaced token."""
         async with _redis_errors(f"invite {invite.token}"):
-            found = await self._r.get(user_invite_key(invite.starter.user_id))
-            old = None if found is None else str(found)
-            async with self._r.pipeline(transaction=True) as pipe:
-                if old:
-                    pipe.delete(invite_key(old))
-                pipe.set(invite_key(invite.token), json.dumps(invite.to_json()), ex=INVITE_TTL)
-                pipe.set(user_invite_key(invite.starter.user_id), invite.token, ex=INVITE_TTL)
-                await pipe.execute()
-        return old if old != invite.token else None
+            old = await self._put_invite_script(
+                keys=[user_invite_key(invite.starter.user_id), invite_key(invite.token)],
+                args=[_json(invite.to_json()), INVITE_TTL, invite.token, INVITE_PREFIX],
+            )
+        return str(old) or None
 
     async def peek_invite(self, token: str) -> Invite | None:
         async with _redis_errors(f"invite {token}"):
             raw = await self._r.get(invite_key(token))
         return None if raw is None else Invite.from_json(json.loads(raw))
 
-    async def take_invite(self, token: str) -> Invite | None:
-        """Use an invitation up: GETDEL, so only one friend ever gets it."""
-        async with _redis_errors(f"take invite {token}"):
-            raw = await self._r.getdel(invite_key(token))
-            if raw is None:
-                return None
-            invite = Invite.from_json(json.loads(raw))
-            await self._r.delete(user_invite_key(invite.starter.user_id))
-        return invite
+    async def start_from_invite(self, invite: Invite, table: Table) -> None:
+        """Use the invitation up and create its game in one step: Gone if it was used or withdrawn first,
+        ChatBusy if one of the players has a live game."""
+        await self.create(table, consumes=((invite_key(invite.token), "token", invite.token),))
+        key = user_invite_key(invite.starter.user_id)  # the starter's pointer: only an index
+        async with _redis_errors(f"invite {invite.token} used"), self._r.pipeline(transaction=True) as pipe:
+            await pipe.watch(key)
+            if await pipe.get(key) == invite.token:
+                pipe.multi()
+                pipe.delete(key)
+                with contextlib.suppress(WatchError):
+                    await pipe.execute()
 
     async def pending_invite(self, user_id: int) -> Invite | None:
         async with _redis_errors(f"user {user_id} invite"):
@@ -338,13 +701,10 @@ class Storage:
         return None if token is None else await self.peek_invite(str(token))
 
     async def cancel_invite(self, user_id: int) -> Invite | None:
-        """Withdraw the user's pending invitation; returns it, or None if there was none."""
+        """Withdraw the user's pending invitation (atomically); returns it, or None if there was none."""
         async with _redis_errors(f"cancel invite of {user_id}"):
-            token = await self._r.getdel(user_invite_key(user_id))
-            if token is None:
-                return None
-            raw = await self._r.getdel(invite_key(str(token)))
-        return None if raw is None else Invite.from_json(json.loads(raw))
+            raw = await self._cancel_invite_script(keys=[user_invite_key(user_id)], args=[INVITE_PREFIX])
+        return Invite.from_json(json.loads(raw)) if raw else None
 
     # ------------------------------------------------------------------ deleting a user's data
 
@@ -366,7 +726,8 @@ class Storage:
             current = await pipe.mget(pointers)
             pipe.multi()
             pipe.delete(key, messages_key(table.id))
-            for pointer, value in zip(pointers, current):
+            pipe.zrem(UNSHOWN_KEY, table.id)
+            for pointer, value in zip(pointers, current, strict=True):
                 if value == table.id:
                     pipe.delete(pointer)
             for p in table.players:
@@ -375,10 +736,28 @@ class Storage:
             await pipe.execute()
         self._parsed.pop(table.id, None)
 
-    async def drop_message(self, game_id: str, target: str) -> None:
-        """Forget one target's board message id."""
-        async with _redis_errors(f"game {game_id} message {target}"):
-            await self._r.hdel(messages_key(game_id), target)
+    async def forget_game(
+        self, game_id: str, user_id: int, resign: Callable[[Table], Table], attempts: int = 5
+    ) -> tuple[str, Table, Table | None] | None:
+        """A user asked to delete their data: their finished game is deleted ("deleted", old, None), their game
+        in progress becomes `resign(table)` ("resigned", old, new); None if the game is gone or not theirs.
+        Loaded again if another change came first (at most `attempts` times)."""
+        for _ in range(attempts):
+            table = await self.load(game_id)
+            if table is None or table.side_of(user_id) is None:
+                return None
+            try:
+                if table.over:
+                    await self.delete_game(table)
+                    return "deleted", table, None
+                new = resign(table)
+                await self.save(new)
+            except VersionConflict:
+                continue
+            return "resigned", table, new
+        raise VersionConflict(
+            f"game {game_id}: changed {attempts} times while deleting the data of {user_id}"
+        )
 
     async def lobbies_of(self, user_id: int) -> list[Lobby]:
         """The open group lobbies `user_id` started (a scan: lobbies are few and live a day)."""
@@ -394,9 +773,15 @@ class Storage:
         return found
 
     async def forget_user_keys(self, user_id: int) -> list[str]:
-        """Delete every per-user key of `user_id` (private chat pointer, invitation, games set);
+        """Delete every per-user key of `user_id` (private chat pointer, invitation, games set, limits);
         returns the keys that existed."""
-        keys = [chat_key(user_id), user_invite_key(user_id), user_games_key(user_id)]
+        keys = [
+            chat_key(user_id),
+            user_invite_key(user_id),
+            user_games_key(user_id),
+            *(limit_key(f"u{user_id}", kind) for kind in ("press", "command")),
+            *(limit_key(f"c{user_id}", kind) for kind in ("press", "command")),
+        ]
         async with _redis_errors(f"forget user {user_id}"):
             token = await self._r.get(user_invite_key(user_id))
             if token is not None:
@@ -407,7 +792,26 @@ class Storage:
                 for key in keys:
                     pipe.delete(key)
                 found = await pipe.execute()
-        return [key for key, there in zip(keys, found[: len(keys)]) if there]
+        return [key for key, there in zip(keys, found[: len(keys)], strict=True) if there]
+
+    # ------------------------------------------------------------------ inbound limits and throttles
+
+    async def take_tokens(self, buckets: tuple[Bucket, ...]) -> tuple[Bucket | None, bool]:
+        """Take one token from each bucket, or from none: (None, False) when allowed, else (the empty
+        bucket, whether this is the first refusal since it last allowed: the one that gets an answer)."""
+        args: list[float] = []
+        for bucket in buckets:
+            args += [bucket.capacity, bucket.per_second]
+        async with _redis_errors("inbound limits"):
+            index, notice = await self._take_tokens_script(keys=[b.key for b in buckets], args=args)
+        if not index:
+            return None, False
+        return buckets[int(index) - 1], bool(notice)
+
+    async def once(self, what: str, seconds: float) -> bool:
+        """True at most once per `seconds` for `what` (SET NX with an expiry): throttles shared by workers."""
+        async with _redis_errors(f"once {what}"):
+            return bool(await self._r.set(once_key(what), "1", nx=True, px=max(1, int(seconds * 1000))))
 
     # ------------------------------------------------------------------ webhook deliveries
 

@@ -86,6 +86,7 @@ class Table:
     score: tuple[int, int] = (0, 0)  # series points (white, black)
     moved_at: float | None = None  # unix time of the last change (the bot's clock); None: unknown
     messages: dict[str, int] = field(default_factory=dict, compare=False)  # target key -> message id
+    shown: dict[str, int] = field(default_factory=dict, compare=False)  # target key -> version it shows
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -112,6 +113,17 @@ class Table:
             assert self.chat_id is not None
             return (self.chat_id,)
         return tuple(p.user_id for p in self.players if p.reachable)
+
+    def board_of(self, chat_id: int, message_id: int) -> Target | None:
+        """The board whose current message is `message_id` in `chat_id`, or None (an older message)."""
+        for target in self.targets:
+            if target.chat_id == chat_id and self.messages.get(target.key) == message_id:
+                return target
+        return None
+
+    def behind(self, target: Target) -> bool:
+        """Whether `target`'s message may show an older version than this table's (not known shown)."""
+        return self.shown.get(target.key, -1) < self.version
 
     @property
     def targets(self) -> tuple[Target, ...]:
@@ -163,7 +175,9 @@ class Table:
         }
 
     @classmethod
-    def from_json(cls, d: dict[str, Any], messages: dict[str, int] | None = None) -> Table:
+    def from_json(
+        cls, d: dict[str, Any], messages: dict[str, int] | None = None, shown: dict[str, int] | None = None
+    ) -> Table:
         if d.get("format") != FORMAT:
             raise ValueError(f"table {d.get('id')!r}: unknown record format {d.get('format')!r}")
         white, black = (Person.from_json(p) for p in d["players"])
@@ -181,6 +195,7 @@ class Table:
             score=(int(d["score"][0]), int(d["score"][1])) if "score" in d else (0, 0),
             moved_at=None if d.get("moved_at") is None else float(d["moved_at"]),
             messages=dict(messages or {}),
+            shown=dict(shown or {}),
         )
 
 

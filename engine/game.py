@@ -100,7 +100,9 @@ class Game:
         first = Side.WHITE if roll.a > roll.b else Side.BLACK
         if self.rules.opening_dice_are_first_roll:
             dice = Dice(max(roll.a, roll.b), min(roll.a, roll.b))
-            return replace(self, phase=Phase.MOVE, turn=first, dice=dice, opening=(roll.a, roll.b), opening_rolls=rolls)
+            return replace(
+                self, phase=Phase.MOVE, turn=first, dice=dice, opening=(roll.a, roll.b), opening_rolls=rolls
+            )
         return replace(self, phase=Phase.ROLL, turn=first, opening=(roll.a, roll.b), opening_rolls=rolls)
 
     def roll(self, a: int, b: int) -> Game:
@@ -113,7 +115,9 @@ class Game:
         assert self.dice is not None
         return self.rules.turn_plays(self.position, self.dice)
 
-    def turn_step(self, moves: tuple[Move | tuple[int, int], ...] | list[Move | tuple[int, int]] = ()) -> TurnStep:
+    def turn_step(
+        self, moves: tuple[Move | tuple[int, int], ...] | list[Move | tuple[int, int]] = ()
+    ) -> TurnStep:
         self._need(Phase.MOVE, "pick moves")
         assert self.dice is not None
         return self.rules.turn_step(self.position, self.dice, moves)
@@ -128,7 +132,12 @@ class Game:
             self._check_play(play)
         record = TurnRecord(self.turn, self.dice, str(play))
         after = play.position
-        common = {"dice": None, "last_play": play, "last_side": self.turn, "history": self.history + (record,)}
+        common = {
+            "dice": None,
+            "last_play": play,
+            "last_side": self.turn,
+            "history": self.history + (record,),
+        }
         if after.x[0] == 15:
             kind = self.rules.score_loser(after.o)
             result = Result(self.turn, kind.points, kind)
@@ -165,14 +174,18 @@ class Game:
             kind = WinKind.OIN
         else:
             kind = self.rules.score_loser(loser)
-        return replace(self, phase=Phase.OVER, result=Result(side.other, kind.points, kind, resigned=True), dice=None)
+        return replace(
+            self, phase=Phase.OVER, result=Result(side.other, kind.points, kind, resigned=True), dice=None
+        )
 
     def rematch(self) -> Game:
         """The next game of the session, started as NEXT_GAME_STARTER says (RULES §2.7.4)."""
         self._need(Phase.OVER, "start the next game")
         assert self.result is not None
         how = self.rules.next_game_starter
-        starter = None if how == "opening_roll" else self.result.winner if how == "previous_winner" else Side.BLACK
+        starter = (
+            None if how == "opening_roll" else self.result.winner if how == "previous_winner" else Side.BLACK
+        )
         return Game.new(self.game, self.rules.options, starter)
 
     # ----- views ----------------------------------------------------------------------------------
@@ -198,7 +211,9 @@ class Game:
             "starter": self.starter.label if self.starter is not None else None,
             "opening_rolls": [list(r) for r in self.opening_rolls],
             "turns": [t.to_json() for t in self.history],
-            "dice": str(self.dice) if self.phase is Phase.MOVE and self.dice else None,  # a roll not played yet
+            "dice": str(self.dice)
+            if self.phase is Phase.MOVE and self.dice
+            else None,  # a roll not played yet
             "resigned": resigned,
         }
 
@@ -212,7 +227,9 @@ class Game:
             "dice": str(self.dice) if self.dice else None,
             "result": self.result.to_json() if self.result else None,
             "last_side": self.last_side.label if self.last_side is not None else None,
-            "last_moves": [[m.src, m.dst, m.die, int(m.hit)] for m in self.last_play.moves] if self.last_play else None,
+            "last_moves": [[m.src, m.dst, m.die, int(m.hit)] for m in self.last_play.moves]
+            if self.last_play
+            else None,
             "last_position": self.rules.position_id(self.last_play.position) if self.last_play else None,
             "opening": list(self.opening) if self.opening else None,
         }
@@ -226,7 +243,9 @@ class Game:
         if not isinstance(version, int):
             raise GameRecordError(f"game record has no format version: {str(data)[:80]!r}")
         if version > FORMAT_VERSION:
-            raise GameRecordError(f"game record format {version} is newer than this engine's {FORMAT_VERSION}")
+            raise GameRecordError(
+                f"game record format {version} is newer than this engine's {FORMAT_VERSION}"
+            )
         if version < 1:
             raise GameRecordError(f"game record format {version} is unknown")
 
@@ -252,8 +271,8 @@ class Game:
                 result=Result.from_json(st["result"]) if st.get("result") else None,
                 last_play=last_play,
                 last_side=Side[st["last_side"].upper()] if st.get("last_side") else None,
-                opening=tuple(st["opening"]) if st.get("opening") else None,  # type: ignore[arg-type]
-                opening_rolls=tuple(tuple(r) for r in data["opening_rolls"]),  # type: ignore[misc]
+                opening=tuple(st["opening"]) if st.get("opening") else None,
+                opening_rolls=tuple(tuple(r) for r in data["opening_rolls"]),
                 history=tuple(TurnRecord.from_json(t) for t in data["turns"]),
                 starter=Side[starter.upper()] if starter else None,
             )
@@ -280,7 +299,9 @@ class Game:
                 if game.phase is Phase.ROLL:
                     game = game.roll(turn.dice.a, turn.dice.b)
                 if turn.side is not game.turn or turn.dice != game.dice:
-                    raise GameRecordError(f"turn {i + 1} ({raw!r}) does not follow: {game.turn.label} to play {game.dice}")
+                    raise GameRecordError(
+                        f"turn {i + 1} ({raw!r}) does not follow: {game.turn.label} to play {game.dice}"
+                    )
                 game = game.play(turn.play)
             pending = record.get("dice")
             if pending:
@@ -288,7 +309,9 @@ class Game:
                 if game.phase is Phase.ROLL:
                     game = game.roll(dice.a, dice.b)
                 elif game.dice != dice:
-                    raise GameRecordError(f"pending roll {pending!r} does not follow: {game.phase.value}, {game.dice}")
+                    raise GameRecordError(
+                        f"pending roll {pending!r} does not follow: {game.phase.value}, {game.dice}"
+                    )
             if record.get("resigned"):
                 game = game.resign(Side[str(record["resigned"]).upper()])
             return game

@@ -78,6 +78,8 @@ def parse_hops(text: str) -> list[Hop]:
         chain = [(src, dst, hit) for (src, dst), hit in zip(pairwise(values), marks[1:], strict=True)]
         for src, dst, _ in chain:
             if not (1 <= src <= 25 and 0 <= dst <= 24 and dst < src):
-                raise InvalidMoveError(f"move {src}/{dst} in {text!r} does not go from a higher point to a lower one")
+                raise InvalidMoveError(
+                    f"move {src}/{dst} in {text!r} does not go from a higher point to a lower one"
+                )
         hops.extend(chain * int(m.group(3) or 1))
     return hops

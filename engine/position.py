@@ -96,7 +96,9 @@ def check_shape(position: Position) -> None:
     """Checks that do not depend on the game: 26 counts per side, 15 checkers each."""
     for who, counts in (("X", position.x), ("O", position.o)):
         if len(counts) != SLOTS:
-            raise InvalidPositionError(f"{who} has {len(counts)} slots, expected {SLOTS}: {position.describe()}")
+            raise InvalidPositionError(
+                f"{who} has {len(counts)} slots, expected {SLOTS}: {position.describe()}"
+            )
         for point, n in enumerate(counts):
             if type(n) is not int or n < 0:
                 raise InvalidPositionError(f"{who} has count {n!r} on point {point}: {position.describe()}")

@@ -29,8 +29,18 @@ class Result:
     resigned: bool = False
 
     def to_json(self) -> dict[str, object]:
-        return {"winner": self.winner.label, "points": self.points, "kind": self.kind.value, "resigned": self.resigned}
+        return {
+            "winner": self.winner.label,
+            "points": self.points,
+            "kind": self.kind.value,
+            "resigned": self.resigned,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> Result:
-        return cls(Side[str(data["winner"]).upper()], int(data["points"]), WinKind(data["kind"]), bool(data["resigned"]))  # type: ignore[call-overload]
+        return cls(
+            Side[str(data["winner"]).upper()],
+            int(data["points"]),  # type: ignore[call-overload]
+            WinKind(data["kind"]),
+            bool(data["resigned"]),
+        )

@@ -21,24 +21,24 @@ The test tests/bot/test_fuzz.py runs the same harness with a smaller count.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import logging
-import os
 import random
 import re
 import string
 import sys
-import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from http.server import ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import redis
+
+from bot import callbacks
+from bot.callbacks import BadCallback
+from bot.handlers.common import WENT_WRONG
+from bot.i18n import texts
 from testkit.fake_telegram.play import (
     MOVER,
     start_computer_game,
@@ -48,16 +48,12 @@ from testkit.fake_telegram.play import (
 from testkit.fake_telegram.server import CallbackAnswer, FakeTelegram, StoredMessage
 from testkit.fake_telegram.users import SimUser
 
-from bot import callbacks
-from bot.callbacks import BadCallback
-from bot.handlers import WENT_WRONG
-from bot.i18n import texts
-
 # The fake's ThreadingHTTPServer listens with the stdlib's backlog of 5: a batch of presses makes the bot
 # open more connections at once than that, and the dropped ones end in httpx.ReadError. Telegram has no
 # such limit, so the fuzz runs give the fake a longer queue.
 LISTEN_BACKLOG = 128
 GAME_KEY = re.compile(r"^nardy:game:[^:]+$")
+BOOKKEEPING = ("nardy:once:", "nardy:limit:", "nardy:unshown", "nardy:update:")
 IMPOLITE = {texts("en").gettext(WENT_WRONG), texts("ru").gettext(WENT_WRONG)}
 ACTIONS = ("m", "u", "d", "r", "ry", "rn", "v", "o", "l", "j", "x", "xi", "c", "fy", "fn", "zz", "")
 COMMANDS = (
@@ -276,13 +272,19 @@ class Fuzzer:
     # ------------------------------------------------------------------ state
 
     def snapshot(self) -> dict[str, Any]:
+        """Every nardy:* key but the bot's bookkeeping: throttles, inbound limits, the boards it is still to
+        draw and the versions they show (a press on a board that is behind redraws it: that is no change
+        of the game)."""
         out: dict[str, Any] = {}
         for key in sorted(self.redis.scan_iter(match="nardy:*", count=1000)):
+            if key.startswith(BOOKKEEPING):
+                continue
             kind = self.redis.type(key)
             if kind == "string":
                 out[key] = self.redis.get(key)
             elif kind == "hash":
-                out[key] = self.redis.hgetall(key)
+                fields: dict[str, str] = self.redis.hgetall(key)  # type: ignore[assignment]
+                out[key] = {k: v for k, v in fields.items() if not k.startswith("v:")}
             elif kind == "set":
                 out[key] = sorted(self.redis.smembers(key))
             else:
@@ -587,5 +589,3 @@ class Fuzzer:
         for line in self.captured.lines()[:20]:
             self.stats.fail(f"log: {line}")
         return self.stats
-
-

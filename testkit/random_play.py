@@ -68,8 +68,12 @@ def random_long_position(rng: random.Random, block_rule: str = "ahead") -> Posit
     while True:
         x = _long_side(rng, taken=set())
         o = _long_side(rng, taken={l_point(p) for p in range(1, 25) if x[p]})
-        if x[0] < CHECKERS and o[0] < CHECKERS and not violates_block(x, o, block_rule) \
-                and not violates_block(o, x, block_rule):
+        if (
+            x[0] < CHECKERS
+            and o[0] < CHECKERS
+            and not violates_block(x, o, block_rule)
+            and not violates_block(o, x, block_rule)
+        ):
             break
     x_first, o_first = rng.random() < 0.2, rng.random() < 0.2
     opening = (rng.randint(1, 6), rng.randint(1, 6)) if rng.random() < 0.2 else None

@@ -60,7 +60,9 @@ def single_moves(
     return moves
 
 
-def outcomes(position: Position, dice: Dice, options: Options, head_limit: int | None = None) -> tuple[int, set[Counts]]:
+def outcomes(
+    position: Position, dice: Dice, options: Options, head_limit: int | None = None
+) -> tuple[int, set[Counts]]:
     """(M, the distinct final X counts of the legal plays) per §2.3; O never changes in long nardy."""
     if head_limit is None:
         head_limit = first_turn_head_limit(position, dice, options)

@@ -19,7 +19,9 @@ from engine.rules import Rules
 __all__ = ["BENCH_LEVELS", "LEVELS", "Evaluator", "Player", "SearchPlayer", "choose_play", "player_for"]
 
 
-def choose_play(rules: Rules, position: Position, dice: Dice | tuple[int, int], level: str, rng: random.Random) -> Play:
+def choose_play(
+    rules: Rules, position: Position, dice: Dice | tuple[int, int], level: str, rng: random.Random
+) -> Play:
     """One of rules.legal_plays(position, dice), chosen at `level` (deterministic for a seeded rng)."""
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; levels: {', '.join(LEVELS)}")

@@ -51,7 +51,9 @@ def _strategy() -> Any:
     from bgsage.weights import default_weights
 
     weights = default_weights()
-    return bgbot_cpp.create_strategy(weights.strategy_type, weights.weight_paths_list, weights.hidden_sizes_list)
+    return bgbot_cpp.create_strategy(
+        weights.strategy_type, weights.weight_paths_list, weights.hidden_sizes_list
+    )
 
 
 @cache

@@ -46,7 +46,9 @@ def main() -> None:
     best = shipped_weights("expert")
     pairs = args.games // 2 // args.workers
     with ProcessPoolExecutor(args.workers) as pool:
-        retry: tuple[str, int, float] | None = None  # after a win: the same step again; after a clear loss: the opposite
+        retry: tuple[str, int, float] | None = (
+            None  # after a win: the same step again; after a clear loss: the opposite
+        )
         reversal = False
         for round_no in range(args.rounds):
             if retry is not None:
@@ -57,7 +59,11 @@ def main() -> None:
                 step = max(0.1, abs(getattr(best, part)[index]) * 0.5) * rng.choice((-1, 1))
             weights = list(getattr(best, part))
             weights[index] += step
-            cand = LongWeights(tuple(weights), best.race) if part == "contact" else LongWeights(best.contact, tuple(weights))
+            cand = (
+                LongWeights(tuple(weights), best.race)
+                if part == "contact"
+                else LongWeights(best.contact, tuple(weights))
+            )
             seed = args.seed * 1000 + round_no
             points = sum(pool.map(_match, [(cand, best, seed * 10 + w, pairs) for w in range(args.workers)]))
             games = pairs * 2 * args.workers
@@ -68,8 +74,11 @@ def main() -> None:
                 retry, reversal = (part, index, -step), True
             else:
                 retry, reversal = None, False
-            print(f"round {round_no}: {part}.{FEATURES[index]} {weights[index] - step:+.3f} -> {weights[index]:+.3f}: "
-                  f"{points:+d} points in {games} games{' KEPT' if kept else ''}", flush=True)
+            print(
+                f"round {round_no}: {part}.{FEATURES[index]} {weights[index] - step:+.3f} -> {weights[index]:+.3f}: "
+                f"{points:+d} points in {games} games{' KEPT' if kept else ''}",
+                flush=True,
+            )
             if kept:
                 best = cand
                 data = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))

@@ -28,4 +28,14 @@ def find_rules(name: str, options: Options | None = None) -> Rules:
     return find_variant(name)(options)
 
 
-__all__ = ["GAMES", "VARIANTS", "LongNardy", "Rules", "ShortNardy", "TurnStep", "UnknownGameError", "find_rules", "find_variant"]
+__all__ = [
+    "GAMES",
+    "VARIANTS",
+    "LongNardy",
+    "Rules",
+    "ShortNardy",
+    "TurnStep",
+    "UnknownGameError",
+    "find_rules",
+    "find_variant",
+]

@@ -142,15 +142,23 @@ class Rules(ABC):
         """Raise InvalidPositionError if the position is impossible in this game."""
         x, o = position.x, position.o
         if not (
-            type(x) is tuple and type(o) is tuple and len(x) == 26 and len(o) == 26
-            and sum(x) == 15 and sum(o) == 15 and min(x) >= 0 and min(o) >= 0
+            type(x) is tuple
+            and type(o) is tuple
+            and len(x) == 26
+            and len(o) == 26
+            and sum(x) == 15
+            and sum(o) == 15
+            and min(x) >= 0
+            and min(o) >= 0
         ):
             check_shape(position)  # says exactly what is wrong
         if x[0] == 15 and o[0] == 15:
             raise InvalidPositionError(f"both sides have borne off every checker: {self.describe(position)}")
         if any(a and b for a, b in zip(x[1:25], self._o_in_x_order(o))):
             p = next(p for p in range(1, 25) if x[p] and o[self.mirror(p)])
-            raise InvalidPositionError(f"X-point {p} holds checkers of both colours: {self.describe(position)}")
+            raise InvalidPositionError(
+                f"X-point {p} holds checkers of both colours: {self.describe(position)}"
+            )
 
     def _o_in_x_order(self, o: tuple[int, ...]) -> tuple[int, ...]:
         """O's counts on X-points 1..24, in that order."""
@@ -332,7 +340,9 @@ class Rules(ABC):
     def _turn_step(self, position: Position, dice: Dice, moves: tuple[tuple[int, int], ...]) -> TurnStep:
         head_limit, longest, outcomes = _turn_outcomes(self, position, dice)
         targets = set(outcomes)
-        larger_only = longest == 1 and not dice.is_double and any(p[0][2] == dice.high for p in outcomes.values())
+        larger_only = (
+            longest == 1 and not dice.is_double and any(p[0][2] == dice.high for p in outcomes.values())
+        )
         reach_cache: dict[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]], bool] = {}
 
         def completes(x: Counts, o: Counts, left: tuple[int, ...], depth: int) -> bool:
@@ -357,7 +367,9 @@ class Rules(ABC):
         left = dice.values
         made: list[Move] = []
         for src, die in moves:
-            options = self._next_moves(x, o, left, len(made), completes, larger_only, dice, head_limit, position)
+            options = self._next_moves(
+                x, o, left, len(made), completes, larger_only, dice, head_limit, position
+            )
             chosen = next((m for m in options if m[0] == src and m[2] == die), None)
             if chosen is None:
                 raise IllegalPlayError(
@@ -370,7 +382,9 @@ class Rules(ABC):
         nxt = self._next_moves(x, o, left, len(made), completes, larger_only, dice, head_limit, position)
         done = len(made) == longest and (tuple(x), tuple(o)) in targets
         flags = self._turn_flags(position, dice)
-        partial = Position(tuple(x), tuple(o), position.x_first_turn, position.o_first_turn, position.opening_roll)
+        partial = Position(
+            tuple(x), tuple(o), position.x_first_turn, position.o_first_turn, position.opening_roll
+        )
         play = Play(tuple(made), Position(tuple(x), tuple(o), *flags)) if done else None
         return TurnStep(tuple(made), partial, left, tuple(map(_move, nxt)), done, play)
 
@@ -387,7 +401,9 @@ class Rules(ABC):
         dice = self._dice(position, dice)
         step = self.turn_step(position, dice, moves)  # validates the moves made
         head_limit, longest, outcomes = _turn_outcomes(self, position, dice)
-        larger_only = longest == 1 and not dice.is_double and any(p[0][2] == dice.high for p in outcomes.values())
+        larger_only = (
+            longest == 1 and not dice.is_double and any(p[0][2] == dice.high for p in outcomes.values())
+        )
         limit = len(outcomes) if at_most is None else at_most
         seen: set[Ending] = set()
         memo: set[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = set()  # nodes fully explored
@@ -464,7 +480,13 @@ class Rules(ABC):
         found: dict[Position, tuple[bool, tuple[RawMove, ...]]] = {}  # outcome -> (hit marks fit, moves)
 
         def walk(
-            x: Counts, o: Counts, left: tuple[int, ...], i: int, at: int | None, exact: bool, path: tuple[RawMove, ...]
+            x: Counts,
+            o: Counts,
+            left: tuple[int, ...],
+            i: int,
+            at: int | None,
+            exact: bool,
+            path: tuple[RawMove, ...],
         ) -> None:
             if i == len(hops):
                 pos = Position(tuple(x), tuple(o), *flags)
@@ -479,19 +501,31 @@ class Rules(ABC):
                 x2, o2 = x[:], o[:]
                 self._apply(x2, o2, move)
                 if move[1] == dst:
-                    walk(x2, o2, _without(left, move[2]), i + 1, None, exact and move[3] == marked, path + (move,))
+                    walk(
+                        x2,
+                        o2,
+                        _without(left, move[2]),
+                        i + 1,
+                        None,
+                        exact and move[3] == marked,
+                        path + (move,),
+                    )
                 else:  # a combined move written as one hop, e.g. 24/13: go on with the same checker
                     walk(x2, o2, _without(left, move[2]), i, move[1], exact and not move[3], path + (move,))
 
         single_die = not dice.is_double and longest == 1
-        order = (dice.high, dice.a + dice.b - dice.high) if single_die else dice.values  # as the generator keeps them
+        order = (
+            (dice.high, dice.a + dice.b - dice.high) if single_die else dice.values
+        )  # as the generator keeps them
         walk(list(position.x), list(position.o), order, 0, None, True, ())
         if not found:
             raise IllegalPlayError(f"play {text!r} is not legal with {dice} in {self.describe(position)}")
         fitting = [p for p, (exact, _) in found.items() if exact] or list(found)
         if len(fitting) > 1:
             options = ", ".join(str(by_position[p]) for p in fitting)
-            raise AmbiguousMoveError(f"play {text!r} fits {len(fitting)} plays ({options}) with {dice} in {self.describe(position)}")
+            raise AmbiguousMoveError(
+                f"play {text!r} fits {len(fitting)} plays ({options}) with {dice} in {self.describe(position)}"
+            )
         # The moves as written (so a record replays to the same text), leading to the legal outcome.
         return Play(tuple(map(_move, found[fitting[0]][1])), by_position[fitting[0]].position)
 

@@ -146,13 +146,16 @@ class LongNardy(Rules):
         super().validate(position)
         for who, side in (("X", position.x), ("O", position.o)):
             if side[25]:
-                raise InvalidPositionError(f"{who} has checkers on a bar, which long nardy has not: {self.describe(position)}")
+                raise InvalidPositionError(
+                    f"{who} has checkers on a bar, which long nardy has not: {self.describe(position)}"
+                )
             if side[0] and any(side[7:25]):
                 raise InvalidPositionError(
                     f"{who} has borne off with checkers outside home (no hitting in long nardy): {self.describe(position)}"
                 )
         if self._may_hold_block(position) and (
-            self._holds_illegal_block(position.x, position.o) or self._holds_illegal_block(position.o, position.x)
+            self._holds_illegal_block(position.x, position.o)
+            or self._holds_illegal_block(position.o, position.x)
         ):
             raise InvalidPositionError(f"an illegal six-block stands on the board: {self.describe(position)}")
 

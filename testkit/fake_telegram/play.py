@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import random
 import re
 
@@ -41,6 +42,21 @@ def has_turn(msg: StoredMessage) -> bool:
     return bool(data_of(msg, "m:") or data_of(msg, "d:"))
 
 
+def press_and_wait(user: SimUser, msg: StoredMessage, data: str, timeout: float = 10.0) -> CallbackAnswer:
+    """Press `data` under `msg` and wait for the answer; if the press was taken (no alert), also wait until
+    the board is redrawn (boards are drawn after the answer, in the background)."""
+    before = user.tg.message(msg.chat_id, msg.message_id).edits
+    answer = user.press_data(msg, data)
+    assert isinstance(answer, CallbackAnswer)
+    if not answer.show_alert:
+        user.tg.wait_for(
+            lambda: user.tg.message_now(msg.chat_id, msg.message_id).edits > before,
+            timeout,
+            f"the board {msg.message_id} in chat {msg.chat_id} redrawn after {data}",
+        )
+    return answer
+
+
 def play_turn(user: SimUser, msg: StoredMessage, rng: random.Random, max_presses: int = 12) -> int:
     """Press move buttons (bear-offs first, else a random one) and Done until the turn is over."""
     for presses in range(max_presses):
@@ -54,8 +70,7 @@ def play_turn(user: SimUser, msg: StoredMessage, rng: random.Random, max_presses
             data = str(rng.choice(home or moves)["callback_data"])
         else:
             return presses
-        answer = user.press_data(current, data)
-        assert isinstance(answer, CallbackAnswer)
+        answer = press_and_wait(user, current, data)
         assert not answer.show_alert, f"{user.first_name} pressed {data} and got an alert: {answer.text}"
         if data.startswith("d:"):
             return presses + 1
@@ -78,19 +93,38 @@ def play_group_game(
 
 
 def play_private_game(
-    tg: FakeTelegram, users: list[SimUser], rng: random.Random, max_turns: int = 1000
+    tg: FakeTelegram, users: list[SimUser], rng: random.Random, max_turns: int = 1000, timeout: float = 10.0
 ) -> dict[int, StoredMessage]:
-    """Each player moves on the board in their own private chat until the game is over."""
+    """Each player moves on the board in their own private chat until the game is over (boards are drawn
+    in the background: each turn waits until exactly one board offers moves, or both show the end)."""
+
+    def settled() -> dict[int, StoredMessage] | None:
+        boards = {u.id: _newest_board(tg, u.id) for u in users}
+        if any(b is None for b in boards.values()):
+            return None
+        ready = {k: b for k, b in boards.items() if b is not None}
+        if all(is_over(m) for m in ready.values()) or sum(has_turn(m) for m in ready.values()) == 1:
+            return ready
+        return None
+
     for _ in range(max_turns):
-        boards = {u.id: board(tg, u.id) for u in users}
+        boards: dict[int, StoredMessage] = tg.wait_for(settled, timeout, "one player with move buttons")
+        boards = {k: copy.copy(m) for k, m in boards.items()}
         if all(is_over(m) for m in boards.values()):
             return boards
-        movers = [u for u in users if has_turn(boards[u.id])]
-        assert len(movers) == 1, (
-            f"expected exactly one player with move buttons, got {[u.first_name for u in movers]}"
-        )
-        play_turn(movers[0], boards[movers[0].id], rng)
+        mover = next(u for u in users if has_turn(boards[u.id]))
+        play_turn(mover, boards[mover.id], rng)
     raise AssertionError(f"the game did not end in {max_turns} turns")
+
+
+def _newest_board(tg: FakeTelegram, chat_id: int) -> StoredMessage | None:
+    """The newest board message in a chat, read under the fake's lock (inside `wait_for`)."""
+    found = None
+    for (chat, _), message in tg._state.messages.items():
+        mine = chat == chat_id and message.from_bot and message.photo is not None and not message.deleted
+        if mine and (found is None or message.message_id > found.message_id):
+            found = message
+    return found
 
 
 def reply_to(user: SimUser, text: str, chat_id: int | None = None) -> StoredMessage:
@@ -136,7 +170,6 @@ def start_friend_game(
     """The invitation flow; returns the two private boards (starter's, friend's)."""
     _, token = invite_link(tg, starter, variant)
     sent = friend.say(f"/start {token}")
-    # the bot's last word, after both boards are shown
     friend.wait_message(
         lambda m: (
             m.message_id > sent.message_id
@@ -144,7 +177,7 @@ def start_friend_game(
             and m.text.startswith(("You are playing", "Вы играете"))
         )
     )
-    return board(tg, starter.id), board(tg, friend.id)
+    return wait_board(tg, starter.id), wait_board(tg, friend.id)
 
 
 def start_computer_game(

@@ -14,13 +14,13 @@ from collections import Counter
 from dataclasses import dataclass, field, fields
 
 import redis
-from testkit.fake_telegram.play import MOVER, board, data_of
-from testkit.fake_telegram.server import FakeTelegram
-from testkit.fake_telegram.users import SimUser
 
 from bot.storage import game_key
 from bot.table import Table
 from engine import Game
+from testkit.fake_telegram.play import MOVER, board, data_of
+from testkit.fake_telegram.server import FakeTelegram, StoredMessage
+from testkit.fake_telegram.users import SimUser
 
 # the refusals a losing press of a round may get (the winner's change came first)
 POLITE = {
@@ -30,6 +30,7 @@ POLITE = {
     "You are not playing in this game.",
     "This game is over or no longer exists.",
     "That move is not possible now.",
+    "The board was behind; here it is now.",
 }
 
 
@@ -108,6 +109,8 @@ def race_game(
         qids = [str(user.press_data(msg, d, wait=False)) for user, d in presses]
         answers = [tg.wait_answer(qid, timeout) for qid in qids]
         ok = [a for a in answers if not a.show_alert]
+        if ok:  # the board is drawn after the answer: wait for it, as a person does before the next press
+            _wait_redrawn(tg, msg, timeout, new_board=data.startswith("r:"))
         stats.rounds += 1
         stats.presses += len(qids)
         stats.applied += len(ok)
@@ -122,6 +125,21 @@ def race_game(
                 if a.text not in POLITE:
                     stats.problems.append(f"chat {chat}: {data} got an unexpected alert {a.text!r}")
     return stats
+
+
+def _wait_redrawn(tg: FakeTelegram, msg: StoredMessage, timeout: float, new_board: bool = False) -> None:
+    """Until the board `msg` is edited, or (`new_board`: a rematch) a newer board is sent in its chat."""
+
+    def redrawn() -> bool:
+        now = tg.message_now(msg.chat_id, msg.message_id)
+        if now.reply_markup != msg.reply_markup and not new_board:  # its buttons carry the new version
+            return True
+        return any(
+            chat == msg.chat_id and m.from_bot and m.photo is not None and m.message_id > msg.message_id
+            for (chat, _), m in tg._state.messages.items()
+        )
+
+    tg.wait_for(redrawn, timeout, f"the board {msg.message_id} in chat {msg.chat_id} redrawn")
 
 
 NOTATION: list[tuple[str, str]] | None = None  # set to a list to collect plays written differently

@@ -5,14 +5,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from typing import Any
 
-from testkit.fake_telegram.server import BOT_TOKEN
 from telegram import Update
-from telegram.ext import AIORateLimiter, Application, TypeHandler
+from telegram.ext import Application, BaseRateLimiter, TypeHandler
 
-from bot.app import build_application
+from bot.app import ALLOWED_UPDATES, build_application, services
 from bot.flow import ComputerPlayer, DiceSource
+from bot.handlers.gate import Limits
+from bot.rate_limit import ChatRateLimiter
 from bot.storage import Storage
+from testkit.fake_telegram.server import BOT_TOKEN
 
 WEBHOOK_SECRET = "fake-webhook-secret"
 
@@ -45,6 +48,12 @@ class BotRunner:
         computer: ComputerPlayer,
         webhook_port: int | None = None,
         name: str = "bot",
+        limits: Limits | None = None,
+        rate_limiter: BaseRateLimiter | None = None,
+        heal_every: float = 1.0,
+        request_timeout: float = 5.0,
+        claim_after: float | None = None,
+        board_retry: float = 0.2,
     ) -> None:
         self.api_url = api_url
         self.webhook_port = webhook_port
@@ -52,6 +61,13 @@ class BotRunner:
         self.redis_url = redis_url
         self.dice = dice
         self.computer = computer
+        self.limits = limits  # inbound limits: off unless a test is about them
+        self.rate_limiter = rate_limiter  # Telegram's outgoing limits: off unless a test is about them
+        self.heal_every = heal_every
+        self.request_timeout = request_timeout
+        self.claim_after = claim_after
+        self.board_retry = board_retry
+        self.app: Application | None = None
         self.errors = ErrorLog()
         self.starts = 0
         self.handled = 0  # updates this runner's Application took (a repeated delivery counts too)
@@ -76,7 +92,7 @@ class BotRunner:
     def _run(self) -> None:
         try:
             asyncio.run(self._main())
-        except BaseException as err:  # noqa: BLE001 - reported to the test thread
+        except BaseException as err:
             self._failure = err
             self._ready.set()
 
@@ -84,26 +100,32 @@ class BotRunner:
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
         storage = Storage.from_url(self.redis_url)
-        app: Application = build_application(  # type: ignore[type-arg]
+        app: Application = build_application(
             BOT_TOKEN,
             storage,
             api_url=self.api_url,
             dice=self.dice,
             computer=self.computer,
-            rate_limiter=AIORateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=3),
+            rate_limiter=self.rate_limiter or ChatRateLimiter(overall_per_second=0, group_per_minute=0),
             poll_timeout=1,
             drop_repeats=self.webhook_port is not None,
+            limits=self.limits,
+            heal_every=self.heal_every,
+            request_timeout=self.request_timeout,
+            claim_after=self.claim_after,
+            board_retry=self.board_retry,
         )
-        app.add_handler(TypeHandler(Update, self._count), group=-2)
+        app.add_handler(TypeHandler(Update, self._count), group=-3)
+        self.app = app
         try:
             async with app:
+                await app.start()
                 if app.post_init is not None:
                     await app.post_init(app)
-                await app.start()
                 assert app.updater is not None
                 if self.webhook_port is None:
                     await app.updater.start_polling(
-                        poll_interval=0, timeout=1, allowed_updates=Update.ALL_TYPES
+                        poll_interval=0, timeout=1, allowed_updates=ALLOWED_UPDATES
                     )
                 else:
                     await app.updater.start_webhook(
@@ -112,17 +134,37 @@ class BotRunner:
                         url_path="hook",
                         webhook_url=self.webhook_url,
                         secret_token=WEBHOOK_SECRET,
-                        allowed_updates=Update.ALL_TYPES,
+                        allowed_updates=ALLOWED_UPDATES,
                     )
                 self._ready.set()
                 await self._stop.wait()
                 await app.updater.stop()
                 await app.stop()
+                if app.post_stop is not None:
+                    await app.post_stop(app)
         finally:
             await storage.close()
 
     async def _count(self, update: object, context: object) -> None:
         self.handled += 1
+
+    def call(self, coro_fn: Any, timeout: float = 30.0) -> Any:
+        """Run `coro_fn(deps)` in the bot's loop (e.g. wait until the boards are drawn) and return its result."""
+        assert self._loop is not None and self.app is not None
+        future = asyncio.run_coroutine_threadsafe(coro_fn(services(self.app)), self._loop)
+        return future.result(timeout)
+
+    def settle(self, timeout: float = 30.0) -> None:
+        """Wait until every board being drawn is drawn and every queued message is sent."""
+        if self._thread is None or self._loop is None or self.app is None:
+            return
+
+        async def idle(d: Any) -> None:
+            await d.boards.idle(timeout)
+            await d.outbox.drain()
+            await d.boards.idle(timeout)
+
+        self.call(idle, timeout + 5)
 
     @property
     def webhook_url(self) -> str:

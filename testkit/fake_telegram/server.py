@@ -17,6 +17,7 @@ import copy
 import http.client
 import itertools
 import json
+import math
 import queue
 import random
 import re
@@ -60,6 +61,69 @@ class Fault:
 
 
 @dataclass
+class Hold:
+    """Calls of `method` (to `chat_id`) that wait until the test releases them."""
+
+    method: str
+    chat_id: int | None
+    released: asyncio.Event
+    apply: bool = True
+    waiting: int = 0
+    let_through: int = 0
+
+
+@dataclass
+class Stall:
+    """The next `times` calls of `method` (to `chat_id`) wait `seconds`, then fail unapplied (a timeout)."""
+
+    method: str
+    seconds: float
+    times: int = 1
+    chat_id: int | None = None
+
+
+class LeakyBucket:
+    """`capacity` calls at once, drained at `per_second`: `take` says how long a refused call must wait."""
+
+    def __init__(self, capacity: float, per_second: float) -> None:
+        self.capacity = capacity
+        self.per_second = per_second
+        self.level = 0.0
+        self.at = time.monotonic()
+
+    def take(self, now: float) -> float:
+        self.level = max(0.0, self.level - (now - self.at) * self.per_second)
+        self.at = now
+        if self.level + 1 > self.capacity + 1e-9:
+            return (self.level + 1 - self.capacity) / self.per_second
+        self.level += 1
+        return 0.0
+
+
+@dataclass
+class TelegramLimits:
+    """Telegram's limits on a bot's messages: 30 a second overall, 20 a minute in one group."""
+
+    overall_per_second: float = 30.0
+    group_per_minute: float = 20.0
+    overall: LeakyBucket = field(init=False)
+    groups: dict[int, LeakyBucket] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.overall = LeakyBucket(self.overall_per_second, self.overall_per_second)
+
+    def group(self, chat_id: int) -> LeakyBucket:
+        bucket = self.groups.get(chat_id)
+        if bucket is None:
+            bucket = self.groups[chat_id] = LeakyBucket(self.group_per_minute, self.group_per_minute / 60)
+        return bucket
+
+
+# Methods Telegram does not count against a chat's message limits.
+_UNLIMITED = {"answerCallbackQuery", "getMe", "getUpdates", "setMyCommands", "setMyDescription"}
+
+
+@dataclass
 class StoredMessage:
     """A message as the fake keeps it (text or photo, caption, keyboard)."""
 
@@ -74,6 +138,7 @@ class StoredMessage:
     deleted: bool = False
     edits: int = 0
     sender_id: int | None = None
+    reply_to: int | None = None
 
     @property
     def buttons(self) -> list[dict[str, Any]]:
@@ -119,6 +184,10 @@ class _State:
     webhooks: dict[str, str] = field(default_factory=dict)  # webhook URL -> its secret token ("" for none)
     deliveries: Counter[str] = field(default_factory=Counter)  # callback query id -> webhook deliveries
     answer_log: dict[str, list[CallbackAnswer]] = field(default_factory=dict)  # every answer, repeats too
+    holds: list[Hold] = field(default_factory=list)
+    stalls: list[Stall] = field(default_factory=list)
+    flood_refusals: int = 0  # calls refused with 429 by the enforced limits
+    descriptions: dict[tuple[str, str], str] = field(default_factory=dict)  # (kind, language) -> text
 
 
 _BOUNDARY = re.compile(r'boundary=(?:"([^"]+)"|([^;\s]+))', re.IGNORECASE)
@@ -205,6 +274,12 @@ class FakeTelegram:
         self._outbox: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self._senders: list[threading.Thread] = []
         self._undelivered = 0  # updates put into the outbox and not yet delivered (or given back)
+        self._limits: TelegramLimits | None = None
+        self._allowed: set[str] | None = None  # the kinds of updates the bot asked for (None: the default)
+        self.filtered = 0  # updates not delivered because the bot did not ask for their kind
+        # Called after a simulated user's press is answered (SimUser.press_data with wait): the bots
+        # registered here finish drawing boards and sending messages first, as a person waits to see them.
+        self.settlers: list[Callable[[], None]] = []
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -234,8 +309,84 @@ class FakeTelegram:
                 self._pollers, self._dispatch, request.path_qs, content_type, body
             )
         else:
-            status, answer = self._dispatch(request.path_qs, content_type, body)
+            parsed = self._parse(request.path_qs, content_type, body)
+            if len(parsed) == 3 and (self._state.holds or self._state.stalls):
+                method, params, _ = parsed
+                held = await self._wait_if_held(method, params)
+                if held is not None:
+                    status, answer = held
+                    return web.Response(
+                        body=json.dumps(answer).encode(), status=status, content_type="application/json"
+                    )
+            status, answer = self._dispatch(request.path_qs, content_type, body, parsed)
         return web.Response(body=json.dumps(answer).encode(), status=status, content_type="application/json")
+
+    async def _wait_if_held(self, method: str, params: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
+        """A held request waits until released: answered then as usual (None), or refused unapplied. A stall
+        waits its seconds and is refused unapplied (the bot timed out long before: Telegram was slow)."""
+        chat_id = params.get("chat_id")
+        with self._lock:
+            stall = next(
+                (
+                    x
+                    for x in self._state.stalls
+                    if x.method == method and x.times > 0 and x.chat_id in (None, chat_id)
+                ),
+                None,
+            )
+            if stall is not None:
+                stall.times -= 1
+                self._state.calls.append((method, params))
+            hold = next(
+                (h for h in self._state.holds if h.method == method and h.chat_id in (None, chat_id)), None
+            )
+            if hold is not None:
+                hold.waiting += 1
+                self._lock.notify_all()
+        if stall is not None:
+            await asyncio.sleep(stall.seconds)
+            return 502, {"ok": False, "error_code": 502, "description": "Bad Gateway"}
+        if hold is None:
+            return None
+        await hold.released.wait()
+        with self._lock:
+            hold.waiting -= 1
+            hold.let_through += 1
+        if hold.apply:
+            return None
+        return 502, {"ok": False, "error_code": 502, "description": "Bad Gateway"}
+
+    def hold(self, method: str, chat_id: int | None = None) -> Hold:
+        """From now on, calls of `method` (to `chat_id`) wait until `release()` (Telegram being slow)."""
+        assert self._loop is not None
+        hold = Hold(method, chat_id, asyncio.Event())
+        with self._lock:
+            self._state.holds.append(hold)
+        return hold
+
+    def release(self, hold: Hold, apply: bool = True) -> None:
+        """Let held calls through: answered and applied (`apply`), or refused unapplied."""
+        assert self._loop is not None
+        with self._lock:
+            hold.apply = apply
+            if hold in self._state.holds:
+                self._state.holds.remove(hold)
+        self._loop.call_soon_threadsafe(hold.released.set)
+
+    def wait_held(self, hold: Hold, count: int = 1, timeout: float = 10.0) -> None:
+        self.wait_for(lambda: hold.waiting >= count, timeout, f"{count} held {hold.method} call(s)")
+
+    def stall(self, stall: Stall) -> None:
+        """The next `stall.times` calls of a method wait `stall.seconds`, then fail unapplied."""
+        with self._lock:
+            self._state.stalls.append(stall)
+
+    def enforce_limits(self, limits: TelegramLimits | None = None) -> None:
+        """Refuse with 429 what Telegram refuses: more than 20 messages a minute in a group, 30 a second
+        overall (leaky buckets, as Telegram's documentation describes the limits). Off by default: the
+        tests of game rules play groups far faster than 20 moves a minute."""
+        with self._lock:
+            self._limits = limits or TelegramLimits()
 
     def stop(self) -> None:
         for _ in self._senders:
@@ -265,7 +416,10 @@ class FakeTelegram:
 
     # ------------------------------------------------------------------ HTTP dispatch
 
-    def _dispatch(self, path: str, content_type: str, body: bytes) -> tuple[int, dict[str, Any]]:
+    def _parse(
+        self, path: str, content_type: str, body: bytes
+    ) -> tuple[str, dict[str, Any], dict[str, bytes]] | tuple[int, dict[str, Any]]:
+        """(method, params, files), or (status, error answer)."""
         prefix = f"/bot{self.token}/"
         if not path.startswith(prefix):
             return 404, {"ok": False, "error_code": 404, "description": "Not Found"}
@@ -282,6 +436,20 @@ class FakeTelegram:
             params = json.loads(body or b"{}")
         else:
             params = {k: _decode_field(v) for k, v in urllib.parse.parse_qsl(body.decode())}
+        return method, params, files
+
+    def _dispatch(
+        self,
+        path: str,
+        content_type: str,
+        body: bytes,
+        parsed: tuple[str, dict[str, Any], dict[str, bytes]] | tuple[int, dict[str, Any]] | None = None,
+    ) -> tuple[int, dict[str, Any]]:
+        if parsed is None:
+            parsed = self._parse(path, content_type, body)
+        if len(parsed) == 2:
+            return parsed
+        method, params, files = parsed
         handler = getattr(self, "_api_" + method, None)
         if handler is None:
             return 404, {"ok": False, "error_code": 404, "description": f"Not Found: method {method}"}
@@ -290,6 +458,7 @@ class FakeTelegram:
                 with self._lock:
                     self._state.calls.append((method, params))
                     self._check_faults(method, params)
+                    self._check_limits(method, params)
             result = handler(params, files)
         except ApiError as err:
             answer: dict[str, Any] = {"ok": False, "error_code": err.code, "description": err.description}
@@ -300,6 +469,22 @@ class FakeTelegram:
             with self._lock:
                 self._lock.notify_all()
         return 200, {"ok": True, "result": result}
+
+    def _check_limits(self, method: str, params: dict[str, Any]) -> None:
+        """Telegram's flood control (when enforced): a 429 with the seconds to wait."""
+        limits = self._limits
+        chat_id = params.get("chat_id")
+        if limits is None or chat_id is None or method in _UNLIMITED:
+            return
+        now = time.monotonic()
+        waits = [limits.overall.take(now)]
+        if int(chat_id) < 0:
+            waits.append(limits.group(int(chat_id)).take(now))
+        wait = max(waits)
+        if wait > 0:
+            self._state.flood_refusals += 1
+            retry = max(1, math.ceil(wait))
+            raise ApiError(429, f"Too Many Requests: retry after {retry}", retry_after=retry)
 
     def _check_faults(self, method: str, params: dict[str, Any]) -> None:
         chat_id = params.get("chat_id")
@@ -333,7 +518,16 @@ class FakeTelegram:
                 self._state.webhooks.clear()
         return True
 
+    def _remember_allowed(self, params: dict[str, Any]) -> None:
+        """Telegram keeps the last allowed_updates a bot gave (getUpdates or setWebhook) and delivers only
+        those kinds of updates from then on."""
+        allowed = params.get("allowed_updates")
+        if allowed is not None:
+            with self._lock:
+                self._allowed = set(allowed) or None
+
     def _api_setWebhook(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:
+        self._remember_allowed(params)
         url = str(params.get("url") or "")
         if not url:
             return self._api_deleteWebhook({}, files)
@@ -401,7 +595,7 @@ class FakeTelegram:
         headers = {"Content-Type": "application/json"}
         if secret:
             headers["X-Telegram-Bot-Api-Secret-Token"] = secret
-        for attempt in range(2):  # a kept-alive connection the worker closed: one fresh try
+        for _attempt in range(2):  # a kept-alive connection the worker closed: one fresh try
             conn = connections.get(url)
             if conn is None:
                 conn = connections[url] = http.client.HTTPConnection(
@@ -418,12 +612,48 @@ class FakeTelegram:
         return False
 
     def _api_setMyCommands(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:
+        """Kept per scope and language: "<scope type>/<language>" ("default/" for the defaults)."""
         lang = params.get("language_code") or ""
+        scope = params.get("scope") or {"type": "default"}
+        commands = list(params["commands"])
+        for command in commands:
+            if not re.fullmatch(r"[a-z0-9_]{1,32}", str(command.get("command", ""))):
+                raise ApiError(400, "Bad Request: BOT_COMMAND_INVALID")
+            if not 1 <= len(str(command.get("description", ""))) <= 256:
+                raise ApiError(400, "Bad Request: command description is empty or too long")
         with self._lock:
-            self._state.commands[lang] = list(params["commands"])
+            self._state.commands[lang] = (
+                commands if scope["type"] == "default" else self._state.commands.get(lang, commands)
+            )
+            self._state.commands[f"{scope['type']}/{lang}"] = commands
         return True
 
+    def _api_setMyDescription(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:
+        text = str(params.get("description") or "")
+        if len(text) > 512:
+            raise ApiError(400, "Bad Request: description is too long")
+        with self._lock:
+            self._state.descriptions[("description", params.get("language_code") or "")] = text
+        return True
+
+    def _api_setMyShortDescription(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:
+        text = str(params.get("short_description") or "")
+        if len(text) > 120:
+            raise ApiError(400, "Bad Request: short description is too long")
+        with self._lock:
+            self._state.descriptions[("short", params.get("language_code") or "")] = text
+        return True
+
+    def descriptions(self) -> dict[tuple[str, str], str]:
+        with self._lock:
+            return dict(self._state.descriptions)
+
+    def flood_refusals(self) -> int:
+        with self._lock:
+            return self._state.flood_refusals
+
     def _api_getUpdates(self, params: dict[str, Any], files: dict[str, bytes]) -> list[dict[str, Any]]:
+        self._remember_allowed(params)
         offset = int(params.get("offset") or 0)
         timeout = float(params.get("timeout") or 0)
         deadline = time.monotonic() + timeout
@@ -447,9 +677,19 @@ class FakeTelegram:
         if not text.strip() or len(text) > 4096:
             raise ApiError(400, "Bad Request: message text is empty or too long")
         with self._lock:
+            reply = params.get("reply_parameters")
+            reply_to = None
+            if reply:
+                target = self._state.messages.get((int(params["chat_id"]), int(reply["message_id"])))
+                if target is None or target.deleted:
+                    if not reply.get("allow_sending_without_reply"):
+                        raise ApiError(400, "Bad Request: message to be replied not found")
+                else:
+                    reply_to = target.message_id
             msg = self._store_bot_message(
                 int(params["chat_id"]), text=text, reply_markup=params.get("reply_markup") or None
             )
+            msg.reply_to = reply_to
             return self._message_json(msg)
 
     def _photo_bytes(self, ref: Any, files: dict[str, bytes]) -> tuple[bytes, str]:
@@ -624,9 +864,13 @@ class FakeTelegram:
             return sum(f.times for f in self._state.faults)
 
     def push_update(self, kind: str, payload: dict[str, Any]) -> int:
-        """Queue an update for getUpdates, or send it to the webhooks (maybe twice) if any is set."""
+        """Queue an update for getUpdates, or send it to the webhooks (maybe twice) if any is set; an
+        update of a kind the bot did not ask for (allowed_updates) is not delivered, as Telegram does."""
         with self._lock:
             update_id = next(self._update_ids)
+            if self._allowed is not None and kind not in self._allowed:
+                self.filtered += 1
+                return update_id
             self._queue_update({"update_id": update_id, kind: payload}, webhook=bool(self._state.webhooks))
             return update_id
 
@@ -666,6 +910,24 @@ class FakeTelegram:
         self.push_update("message", payload)
         return msg
 
+    def edit_user_message(self, msg: StoredMessage, user: dict[str, Any], text: str) -> None:
+        """A user edits their message (an "edited_message" update, if the bot asked for those)."""
+        with self._lock:
+            stored = self._state.messages[(msg.chat_id, msg.message_id)]
+            stored.text = text
+            stored.edits += 1
+            payload: dict[str, Any] = {
+                "message_id": msg.message_id,
+                "date": int(time.time()),
+                "edit_date": int(time.time()),
+                "from": user,
+                "chat": self._chat_json(self._state.chats[msg.chat_id]),
+                "text": text,
+            }
+            if text.startswith("/"):
+                payload["entities"] = [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}]
+        self.push_update("edited_message", payload)
+
     def press(self, user: dict[str, Any], msg: StoredMessage, data: str) -> str:
         """A user presses a button with callback `data` under `msg`; returns the callback query id."""
         with self._lock:
@@ -699,6 +961,11 @@ class FakeTelegram:
                 if left <= 0:
                     raise TimeoutError(f"timed out after {timeout}s waiting for {what}")
                 self._lock.wait(left)
+
+    def settle(self) -> None:
+        """Let every registered bot finish what it started (boards drawn, messages sent)."""
+        for settle in list(self.settlers):
+            settle()
 
     def answers_to(self, query_id: str) -> list[CallbackAnswer]:
         """Every answer the bot gave to `query_id` (a duplicate delivery is answered again, and refused)."""
@@ -745,6 +1012,10 @@ class FakeTelegram:
         """A snapshot (copy) of one message as it is now."""
         with self._lock:
             return copy.copy(self._state.messages[(chat_id, message_id)])
+
+    def message_now(self, chat_id: int, message_id: int) -> StoredMessage:
+        """The message itself (no copy): only inside a `wait_for` predicate, which holds the lock."""
+        return self._state.messages[(chat_id, message_id)]
 
     def calls(self, method: str | None = None) -> list[tuple[str, dict[str, Any]]]:
         with self._lock:

@@ -36,7 +36,11 @@ class SimUser:
     def press_data(self, msg: StoredMessage, data: str, wait: bool = True) -> CallbackAnswer | str:
         """Press a button carrying `data` (real or forged) under `msg`; wait for the bot's answer."""
         qid = self.tg.press(self.json, msg, data)
-        return self.tg.wait_answer(qid) if wait else qid
+        if not wait:
+            return qid
+        answer = self.tg.wait_answer(qid)
+        self.tg.settle()
+        return answer
 
     def button(self, msg: StoredMessage, match: str | Callable[[str], bool]) -> str:
         """The callback data of the first button under the current `msg` whose text matches."""
@@ -50,10 +54,20 @@ class SimUser:
             f"{msg.chat_id}; buttons: {current.button_texts}"
         )
 
-    def press(self, msg: StoredMessage, match: str | Callable[[str], bool]) -> CallbackAnswer:
-        """Press the first button under `msg` whose text contains `match` and wait for the answer."""
-        answer = self.press_data(self.tg.message(msg.chat_id, msg.message_id), self.button(msg, match))
+    def press(
+        self, msg: StoredMessage, match: str | Callable[[str], bool], wait_edit: bool = True
+    ) -> CallbackAnswer:
+        """Press the first button under `msg` whose text contains `match` and wait for the answer; a press
+        the bot took (no alert) edits the message it was under, after the answer: wait for that too."""
+        current = self.tg.message(msg.chat_id, msg.message_id)
+        answer = self.press_data(current, self.button(msg, match))
         assert isinstance(answer, CallbackAnswer)
+        if wait_edit and not answer.show_alert:
+            self.tg.wait_for(
+                lambda: self.tg.message_now(msg.chat_id, msg.message_id).edits > current.edits,
+                10.0,
+                f"message {msg.message_id} in chat {msg.chat_id} edited after the press",
+            )
         return answer
 
     def wait_message(

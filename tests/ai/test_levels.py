@@ -78,7 +78,9 @@ def test_levels_are_the_three_user_levels() -> None:
     assert not set(LEVELS) & set(BENCH_LEVELS)
 
 
-@pytest.mark.parametrize(("game_name", "level"), [("short", "random"), ("long", "random"), ("long", "greedy")])
+@pytest.mark.parametrize(
+    ("game_name", "level"), [("short", "random"), ("long", "random"), ("long", "greedy")]
+)
 def test_bench_opponents_play_legal_whole_games(game_name: str, level: str) -> None:
     rules = find_rules(game_name)
     player = player_for(game_name, level)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 
+from bot.flow import ScriptedDice
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import (
     board,
@@ -19,8 +20,6 @@ from testkit.fake_telegram.play import (
 )
 from testkit.fake_telegram.runner import BotRunner
 from testkit.fake_telegram.server import CallbackAnswer
-
-from bot.flow import ScriptedDice
 
 GROUP = -1001
 
@@ -96,18 +95,20 @@ def test_rematch_starts_the_next_game_of_the_series_on_a_new_message(
     first = start_group_game(tg, GROUP, alice, bob, "short")
     resign_question = reply_to(bob, "/resign", GROUP)
     assert bob.press(resign_question, "Yes").text is None
+    bot.settle()
     over = tg.message(GROUP, first.message_id)
     assert "Alice wins: koks, 3 points." in (over.caption or ""), over.caption  # RULES §2.8: before any move
 
     rematch_data = bob.button(over, "Rematch")
     answer = bob.press_data(over, rematch_data)
-    assert isinstance(answer, CallbackAnswer) and not answer.show_alert, answer.text
+    assert isinstance(answer, CallbackAnswer) and not answer.show_alert, answer
+    bot.settle()
     second = wait_board(tg, GROUP)
     assert second.message_id != first.message_id
     assert tg.message(GROUP, first.message_id).buttons == [], "the old board keeps no buttons"
     caption = second.caption or ""
     assert "game 2" in caption and "Series: Alice 3 : 0 Bob" in caption, caption
-    stale = alice.press_data(over, rematch_data)  # a second tap on the same Rematch button
+    stale = alice.press_data(over, rematch_data)  # a later tap on the old Rematch button
     assert isinstance(stale, CallbackAnswer) and stale.show_alert
     assert stale.text == "This board is out of date. Use the latest message."
     assert len([m for m in tg.bot_messages(GROUP) if m.photo is not None]) == 2

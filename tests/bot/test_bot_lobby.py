@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from bot.flow import ScriptedDice
 from testkit.fake_telegram import FakeTelegram, SimUser
-from testkit.fake_telegram.play import board, invite_link, new_game_menu, reply_to, start_group_game, wait_board
+from testkit.fake_telegram.play import (
+    board,
+    invite_link,
+    new_game_menu,
+    reply_to,
+    start_group_game,
+    wait_board,
+)
 from testkit.fake_telegram.runner import BotRunner
 from testkit.fake_telegram.server import CallbackAnswer
-
-from bot.flow import ScriptedDice
 
 GROUP = -1003
 
@@ -36,7 +42,9 @@ def test_group_lobby_join_cancel_and_a_third_person(tg: FakeTelegram, bot: BotRu
     sent = carol.say("/newgame", GROUP)
     again = carol.wait_message(lambda m: m.message_id > sent.message_id and m.text is not None, GROUP)
     assert again.body == "A game is already going on here. Finish it or /resign first."
-    assert len([m for m in tg.bot_messages(GROUP) if m.photo is not None]) == 2, "the board is shown again"
+    boards = [m for m in tg.bot_messages(GROUP) if m.photo is not None]
+    assert len(boards) == 1, "the board is pointed to, not posted again"
+    assert again.reply_to == boards[0].message_id
 
 
 def test_the_starter_cancels_the_lobby(tg: FakeTelegram, bot: BotRunner) -> None:
@@ -113,17 +121,21 @@ def test_help_rules_start_and_the_command_menu(tg: FakeTelegram, bot: BotRunner)
     assert reply_to(ivan, "/rules").body.startswith("Короткие нарды: у каждого 15 шашек")
     assert reply_to(anna, "/start").body.startswith("Hello! I am a nardy bot")
     commands = tg.commands()
-    assert [c["command"] for c in commands[""]] == [
-        "start",
-        "help",
-        "rules",
+    private = ["newgame", "resign", "cancel", "claim", "rules", "help", "forget", "start"]
+    assert [c["command"] for c in commands["default/"]] == private
+    assert [c["command"] for c in commands["all_private_chats/"]] == private
+    assert [c["command"] for c in commands["all_group_chats/"]] == [
         "newgame",
         "resign",
         "cancel",
         "claim",
-        "forget",
+        "rules",
+        "help",
     ]
-    assert [c["description"] for c in commands["ru"]][3] == "Новая игра"
+    assert commands["all_group_chats/ru"][0]["description"] == "Новая игра"
+    descriptions = tg.descriptions()
+    assert descriptions[("short", "")].startswith("Short and long nardy")
+    assert descriptions[("description", "ru")].startswith("Короткие нарды")
 
 
 def test_an_unknown_command_gets_a_pointer_to_help_in_private_and_silence_in_a_group(

@@ -66,7 +66,7 @@ def test_nardy_bot_without_a_token_says_what_is_missing(tmp_path: Path) -> None:
         timeout=60,
         check=False,
     )
-    assert done.returncode == 2
+    assert done.returncode == 1
     assert "BOT_TOKEN is not set" in done.stderr
 
 
@@ -76,10 +76,18 @@ def test_nardy_bot_that_cannot_reach_the_bot_api_exits_with_one_clear_line(tmp_p
     with socket.socket() as closed:  # a loopback port with nobody listening
         closed.bind(("127.0.0.1", 0))
         port = closed.getsockname()[1]
-    env = dict(os.environ, PYTHONPATH=str(ROOT), BOT_TOKEN=BOT_TOKEN, TELEGRAM_API_URL=f"http://127.0.0.1:{port}")
+    env = dict(
+        os.environ, PYTHONPATH=str(ROOT), BOT_TOKEN=BOT_TOKEN, TELEGRAM_API_URL=f"http://127.0.0.1:{port}"
+    )
     env.pop("REDIS_URL", None)
     done = subprocess.run(
-        [sys.executable, "-m", "bot"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, "-m", "bot"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert done.returncode == 1
     output = done.stdout + done.stderr

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import redis
+
+from bot.flow import ScriptedDice
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import board, start_group_game
 from testkit.fake_telegram.runner import BotRunner
 from testkit.fake_telegram.server import CallbackAnswer
-
-from bot.flow import ScriptedDice
 
 GROUP = -1002
 
@@ -18,7 +18,9 @@ GROUP = -1002
 def _version(redis_url: str, game_id: str) -> int:
     client = redis.Redis.from_url(redis_url)
     try:
-        return int(json.loads(client.get(f"nardy:game:{game_id}"))["version"])
+        raw = client.get(f"nardy:game:{game_id}")
+        assert isinstance(raw, bytes), f"game {game_id} is gone"
+        return int(json.loads(raw)["version"])
     finally:
         client.close()
 
@@ -36,7 +38,7 @@ def _start(tg: FakeTelegram, dice: ScriptedDice) -> tuple[SimUser, SimUser, SimU
     return alice, bob, carol
 
 
-def test_a_press_on_an_old_board_is_refused_and_changes_nothing(
+def test_an_old_button_on_a_board_already_showing_the_latest_move_is_refused_and_changes_nothing(
     tg: FakeTelegram, bot: BotRunner, dice: ScriptedDice, redis_url: str
 ) -> None:
     alice, _, _ = _start(tg, dice)
@@ -45,8 +47,10 @@ def test_a_press_on_an_old_board_is_refused_and_changes_nothing(
     game_id = old_data.split(":")[1]
     alice.press(old, "13→7")
     version = _version(redis_url, game_id)
-    text = _alert(alice.press_data(old, old.buttons[1]["callback_data"]))
-    assert text == "This board is out of date. Use the latest message."
+    edits = board(tg, GROUP).edits
+    text = _alert(alice.press_data(old, old.buttons[1]["callback_data"]))  # pressed before the edit arrived
+    assert text == "Someone was quicker. Look at the board again."
+    assert board(tg, GROUP).edits == edits, "a board that shows the latest move is not drawn again"
     assert _version(redis_url, game_id) == version
     assert "Moves so far: 13/7" in (board(tg, GROUP).caption or "")
 
@@ -104,10 +108,11 @@ def test_a_double_tap_applies_once(
     assert sorted(a.show_alert for a in answers) == [False, True], answers
     alert = next(a.text for a in answers if a.show_alert)
     assert alert in (
-        "This board is out of date. Use the latest message.",
-        "Someone was quicker. Look at the board again.",
+        "The board was behind; here it is now.",  # the second tap came before the board was redrawn
+        "Someone was quicker. Look at the board again.",  # ... after it, or lost the compare-and-set
     )
     assert _version(redis_url, data.split(":")[1]) == version + 1
+    bot.settle()
     assert "Moves so far: 13/7" in (board(tg, GROUP).caption or "")
     assert "Moves so far: 13/7 13/7" not in (board(tg, GROUP).caption or "")
 

@@ -157,7 +157,7 @@ def test_the_token_never_reaches_the_log() -> None:
 
 def test_the_upload_body_is_multipart_form_data_a_standard_parser_reads_back() -> None:
     picture = bytes(range(256)) * 300 + b"\r\n--tricky--\r\n"
-    fields = {"chat_id": "-100123", "caption": "Ход белых: 6-5 \u00b7 \"24/18\"", "reply_markup": '{"a": [1]}'}
+    fields = {"chat_id": "-100123", "caption": 'Ход белых: 6-5 \u00b7 "24/18"', "reply_markup": '{"a": [1]}'}
     files = {"attached1": ('bo"ard\r\n.jpg', picture, "image/jpeg")}
     body = multipart_body("b0undary", fields, files)
 
@@ -231,8 +231,12 @@ async def test_a_refused_save_writes_nothing_and_saves_survive_a_flushed_script_
         client.script_flush()  # what a restarted Redis has: the save script must be loaded again
         await storage.save(moved)
         before = client.get("nardy:game:g1")
-        with pytest.raises(VersionConflict, match=f"stored version {moved.version}, .* made from {table.version}"):
-            await storage.save(press_move(table, 1, table.version, step.next_moves[-1].src, step.next_moves[-1].die))
+        with pytest.raises(
+            VersionConflict, match=f"stored version {moved.version}, .* made from {table.version}"
+        ):
+            await storage.save(
+                press_move(table, 1, table.version, step.next_moves[-1].src, step.next_moves[-1].die)
+            )
         with pytest.raises(VersionConflict, match="stored version None"):
             await storage.save(replace(moved, id="never-created", version=5))
         assert client.get("nardy:game:g1") == before
@@ -253,6 +257,7 @@ async def test_keys_have_clear_names_and_finished_games_expire_sooner(redis_url:
             "nardy:chat:-5:game",
             "nardy:game:g1",
             "nardy:game:g1:messages",
+            "nardy:unshown",
             "nardy:user:1:games",
             "nardy:user:2:games",
         ]
@@ -363,7 +368,7 @@ def test_a_move_that_leaves_one_way_to_finish_completes_the_turn() -> None:
 
 
 def test_display_names_lose_control_characters_and_are_shortened_for_captions() -> None:
-    from bot.handlers import NAME_LIMIT, display_name
+    from bot.names import NAME_LIMIT, display_name
 
     assert display_name("Ann\u202e\x07  Lee", "1") == "Ann Lee"
     assert display_name("\u200b\u202e", "42") == "42"

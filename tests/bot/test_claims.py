@@ -6,6 +6,12 @@ import json
 
 import pytest
 import redis
+
+from bot.config import DEFAULT_CLAIM_AFTER, ConfigError, claim_after_from_env
+from bot.flow import Refused, ScriptedDice, check_claim, idle_side
+from bot.storage import ACTIVE_TTL, FINISHED_TTL, INVITE_TTL, LOBBY_TTL
+from bot.table import Table
+from engine import Game, Side
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import (
     board,
@@ -17,12 +23,6 @@ from testkit.fake_telegram.play import (
 )
 from testkit.fake_telegram.runner import BotRunner
 from testkit.fake_telegram.server import StoredMessage
-
-from bot.config import DEFAULT_CLAIM_AFTER, ConfigError, claim_after_from_env
-from bot.flow import Refused, ScriptedDice, check_claim, idle_side
-from bot.storage import ACTIVE_TTL, FINISHED_TTL, INVITE_TTL, LOBBY_TTL
-from bot.table import Table
-from engine import Game, Side
 
 GROUP = -1006
 DAY = 24 * 3600
@@ -128,9 +128,9 @@ def test_the_opponent_of_an_idle_player_claims_the_win_scored_as_a_resignation(
     assert tg.message(GROUP, offer.message_id).text == "Bob забирает победу."
 
     after = stored(redis_url, game_id)
-    expected = Game.from_json(before["game"]).resign(Side.WHITE).result  # type: ignore[arg-type]
+    expected = Game.from_json(before["game"]).resign(Side.WHITE).result
     assert expected is not None
-    result = Game.from_json(after["game"]).result  # type: ignore[arg-type]
+    result = Game.from_json(after["game"]).result
     assert result == expected and result.winner is Side.BLACK
     assert after["score"] == [0, expected.points]
     caption = board(tg, GROUP).caption or ""
@@ -153,7 +153,7 @@ def test_a_move_after_the_offer_makes_the_claim_button_stale(
     stale = alice.press(offer, "Claim win")
     assert stale.show_alert and stale.text == "This board is out of date. Use the latest message."
     assert reply_to(alice, "/claim").body.startswith("Your opponent still has time to move.")
-    assert not Game.from_json(stored(redis_url, game_id)["game"]).result  # type: ignore[arg-type]
+    assert not Game.from_json(stored(redis_url, game_id)["game"]).result
     assert not bot.errors.records, bot.errors.messages()
 
 

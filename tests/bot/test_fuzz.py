@@ -9,17 +9,17 @@ from collections.abc import Iterator
 from http.server import ThreadingHTTPServer
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot import callbacks
+from bot.callbacks import BadCallback, Callback
+from bot.flow import ScriptedDice
 from testkit.fake_telegram import FakeTelegram, Fault, SimUser
 from testkit.fake_telegram.play import reply_to
 from testkit.fake_telegram.runner import BotRunner
 from testkit.fake_telegram.server import CallbackAnswer
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from testkit.fuzzer import LISTEN_BACKLOG, Fuzzer
-from bot import callbacks
-from bot.callbacks import BadCallback, Callback
-from bot.flow import ScriptedDice
 
 
 @settings(max_examples=1500, deadline=None)

@@ -10,12 +10,12 @@ import signal
 import time
 
 import redis
+
+from bot.embedded_redis import EmbeddedRedis
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import MOVER, board, data_of, start_group_game
 from testkit.fake_telegram.race import RaceStats, check_games, game_of, race_game
 from testkit.fake_telegram.runner import BotRunner
-
-from bot.embedded_redis import EmbeddedRedis
 
 
 def _start_games(tg: FakeTelegram, count: int) -> dict[int, tuple[SimUser, SimUser]]:
@@ -53,6 +53,7 @@ def test_a_bot_restart_in_the_middle_of_20_games_lets_every_game_go_on(
     before = {chat: game_of(redis_url, chat) for chat in players}
     stats = RaceStats()
     _play(tg, players, 3, stats)
+    bot.settle()
     kept = _snapshot(redis_url)
 
     bot.stop()
@@ -73,6 +74,7 @@ def test_a_bot_restart_in_the_middle_of_20_games_lets_every_game_go_on(
         assert not answer.show_alert, f"chat {chat}: {answer.text}"
         stats.applied_by_chat[chat] += 1
         stats.applied += 1
+    bot.settle()  # their boards are drawn after the answers: the players look at them before going on
     _play(tg, players, 3, stats)
     assert not stats.problems, stats.problems[:5]
     problems = check_games(
@@ -89,6 +91,7 @@ def test_a_redis_crash_mid_games_loses_nothing_with_the_append_only_file(
     before = {chat: game_of(redis_url, chat) for chat in players}
     stats = RaceStats()
     _play(tg, players, 4, stats)
+    bot.settle()
     kept = _snapshot(redis_url)
     assert len(kept) == 2 * len(players)  # a game and its board messages each
 

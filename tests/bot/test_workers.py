@@ -16,17 +16,17 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
-from testkit.fake_telegram import FakeTelegram, SimUser
-from testkit.fake_telegram.play import reply_to, start_group_game
-from testkit.fake_telegram.race import RaceStats, check_games, game_of, race_game
-from testkit.fake_telegram.runner import WEBHOOK_SECRET, BotRunner
-from testkit.fake_telegram.server import BOT_TOKEN
 
 from bot import pictures
 from bot.config import Config, ConfigError, default_render_processes
 from bot.flow import ScriptedDice, engine_computer
 from bot.pictures import RenderProcesses, use_render_processes
 from render.gallery import samples
+from testkit.fake_telegram import FakeTelegram, SimUser
+from testkit.fake_telegram.play import reply_to, start_group_game
+from testkit.fake_telegram.race import RaceStats, check_games, game_of, race_game
+from testkit.fake_telegram.runner import WEBHOOK_SECRET, BotRunner
+from testkit.fake_telegram.server import BOT_TOKEN
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -76,7 +76,10 @@ def load() -> list[Scenario]:
         opened = re.search(r"opened (\d)-(\d)", title)
         opening = tuple(sorted((int(opened.group(1)), int(opened.group(2))))) if opened else None
         base = Position.from_counts(
-            x, o, x_first_turn=first, o_first_turn=first and not second_player,
+            x,
+            o,
+            x_first_turn=first,
+            o_first_turn=first and not second_player,
             opening_roll=opening if second_player else None,  # type: ignore[arg-type]
         )
         scenario = Scenario(ident.strip(), title, game, base, dice)
@@ -85,7 +88,9 @@ def load() -> list[Scenario]:
             head = re.match(r"\[(.*?)\]\s+dice used M = (\d).*outcomes \((\d+)\)", line)
             if head:
                 options, first_override = _options_for(head.group(1))
-                current = Variant(head.group(1), options, first_override, int(head.group(2)), int(head.group(3)), set())
+                current = Variant(
+                    head.group(1), options, first_override, int(head.group(2)), int(head.group(3)), set()
+                )
                 scenario.variants.append(current)
                 continue
             out = re.match(r"\s+\d+\. X (\{.*?\})(?:\s+O (\{.*?\}))?", line)

@@ -48,6 +48,7 @@ def names_position(message: str, *marks: str) -> bool:
 
 # ----- impossible positions ----------------------------------------------------------------------
 
+
 def test_sixteen_checkers_is_an_invalid_position_named_by_its_counts() -> None:
     position = Position.from_counts({24: 2, 13: 5, 8: 3, 6: 6}, {24: 2, 13: 5, 8: 3, 6: 5})
     message = raised(InvalidPositionError, lambda: SHORT.legal_plays(position, (6, 1)))
@@ -132,6 +133,7 @@ def test_bad_long_position_id_is_an_invalid_position_naming_the_id(text: str) ->
 
 # ----- dice --------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("die", [0, 7, "x", 1.0, True, None])
 def test_die_out_of_range_is_invalid_dice_naming_the_value(die: Any) -> None:
     message = raised(InvalidDiceError, lambda: Dice(die, 3))
@@ -160,6 +162,7 @@ def test_game_roll_out_of_range_is_invalid_dice_and_keeps_the_game(a: Any, b: An
 
 
 # ----- illegal plays -----------------------------------------------------------------------------
+
 
 def test_illegal_play_text_is_an_illegal_play_naming_the_position() -> None:
     message = raised(IllegalPlayError, lambda: SHORT.parse_play(START, (6, 1), "13/7 13/7"))
@@ -232,6 +235,7 @@ def test_garbage_play_text_names_the_position() -> None:
 
 # ----- game records ------------------------------------------------------------------------------
 
+
 def _stored_game() -> Game:
     return Game.new("short").opening_roll(6, 1).play("13/7 8/7").roll(1, 1).play("8/7(2) 6/5(2)").roll(5, 2)
 
@@ -263,8 +267,16 @@ def test_stored_game_loads() -> None:
 
 @pytest.mark.parametrize(
     "path",
-    [("format",), ("game",), ("state",), ("turns",), ("opening_rolls",), ("state", "position"), ("state", "phase"),
-     ("state", "turn")],
+    [
+        ("format",),
+        ("game",),
+        ("state",),
+        ("turns",),
+        ("opening_rolls",),
+        ("state", "position"),
+        ("state", "phase"),
+        ("state", "turn"),
+    ],
 )
 def test_record_with_a_missing_key_is_a_game_record_error_naming_it(path: tuple[str, ...]) -> None:
     message = raised(GameRecordError, lambda: Game.from_json(_without(STORED, path)))
@@ -347,6 +359,7 @@ def test_record_with_a_broken_turn_does_not_replay(change: Callable[[dict[str, A
 
 # ----- actions in the wrong phase ----------------------------------------------------------------
 
+
 def _game_in(phase: Phase) -> Game:
     game = Game.new("short")
     if phase is Phase.OPENING:
@@ -379,7 +392,9 @@ WRONG_PHASE: list[tuple[Phase, str, Callable[[Game], object]]] = [
 ]
 
 
-@pytest.mark.parametrize("phase, name, action", WRONG_PHASE, ids=[f"{p.value}-{n}" for p, n, _ in WRONG_PHASE])
+@pytest.mark.parametrize(
+    "phase, name, action", WRONG_PHASE, ids=[f"{p.value}-{n}" for p, n, _ in WRONG_PHASE]
+)
 def test_action_in_the_wrong_phase_is_a_wrong_phase_error_naming_the_phase(
     phase: Phase, name: str, action: Callable[[Game], object]
 ) -> None:

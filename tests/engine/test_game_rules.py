@@ -48,7 +48,9 @@ def test_short_scoring_follows_s13(loser: dict[int, int], kind: WinKind) -> None
         ({24: 1, 9: 4, 2: 10}, WinKind.MARS, WinKind.MARS, WinKind.KOKS),  # L11d
     ],
 )
-def test_long_scoring_follows_l11(loser: dict[int, int], default: WinKind, home_mars: WinKind, koks: WinKind) -> None:
+def test_long_scoring_follows_l11(
+    loser: dict[int, int], default: WinKind, home_mars: WinKind, koks: WinKind
+) -> None:
     counts = Position.from_counts(WINNER_DONE, loser).o
     assert find_rules("long").score_loser(counts) is default
     assert find_rules("long", Options(home_mars_3=True)).score_loser(counts) is home_mars
@@ -142,7 +144,9 @@ def test_long_next_game_is_started_by_the_winner_l12d() -> None:
     assert nxt.position.x_first_turn and nxt.position.o_first_turn
     short_next = Game.new("short").opening_roll(4, 2).resign(Side.BLACK).rematch()
     assert short_next.phase is Phase.OPENING
-    black_next = Game.new("long", Options(next_game_starter="previous_black")).opening_roll(4, 2).resign(Side.BLACK)
+    black_next = (
+        Game.new("long", Options(next_game_starter="previous_black")).opening_roll(4, 2).resign(Side.BLACK)
+    )
     assert black_next.rematch().turn is Side.BLACK
 
 

@@ -33,13 +33,19 @@ def odd() -> Corpus:
     rng = random.Random(20260102)
     return [(random_short_position(rng), random_dice(rng)) for _ in range(600)]
 
+
 # Hand-made odd cases: (name, X counts, O counts, dice).
 HAND_MADE = [
     ("dance on a closed board", {25: 1, 13: 14}, {6: 2, 5: 2, 4: 2, 3: 2, 2: 2, 1: 2, 13: 3}, (6, 6)),
     ("two on the bar, one entry point open", {25: 2, 13: 13}, {6: 2, 5: 2, 4: 2, 3: 2, 2: 2, 13: 5}, (1, 6)),
     ("enter with a hit", {25: 1, 13: 14}, {5: 1, 13: 14}, (5, 2)),
     ("bear off with a larger die", {3: 2, 2: 3, 0: 10}, {24: 15}, (6, 5)),
-    ("larger die cannot bear off below a blocked higher checker", {6: 1, 2: 1, 0: 13}, {24: 2, 13: 13}, (5, 4)),
+    (
+        "larger die cannot bear off below a blocked higher checker",
+        {6: 1, 2: 1, 0: 13},
+        {24: 2, 13: 13},
+        (5, 4),
+    ),
     ("last checker off needs both dice", {2: 1, 0: 14}, {24: 1, 1: 1, 13: 13}, (1, 3)),
     ("hit while bearing in", {6: 2, 5: 3, 0: 10}, {21: 1, 13: 14}, (1, 1)),
     ("doubles bear off all", {1: 4, 0: 11}, {13: 15}, (1, 1)),
@@ -51,7 +57,10 @@ def test_corpus_reaches_bars_hits_and_bear_offs(random_play: Corpus, odd: Corpus
     positions = [p for p, _ in random_play + odd]
     assert sum(p.x[25] > 0 for p in positions) > 100
     assert sum(p.x[0] > 0 for p in positions) > 100
-    assert sum(any(m.hit for m in play.moves) for p, d in random_play[:300] for play in RULES.legal_plays(p, d)) > 100
+    assert (
+        sum(any(m.hit for m in play.moves) for p, d in random_play[:300] for play in RULES.legal_plays(p, d))
+        > 100
+    )
     assert len(set(positions)) > 2000
 
 
@@ -76,12 +85,17 @@ def test_legal_outcomes_match_gnubg_on_hand_made_positions(
 def test_every_roll_from_the_start_matches_gnubg() -> None:
     start = RULES.start_position()
     problems = [
-        text for a in range(1, 7) for b in range(1, 7) if (text := disagreement(start, Dice(a, b))) is not None
+        text
+        for a in range(1, 7)
+        for b in range(1, 7)
+        if (text := disagreement(start, Dice(a, b))) is not None
     ]
     assert not problems
 
 
-def test_full_pip_rule_keeps_gnubgs_outcomes_with_the_lowest_pip_count(random_play: Corpus, odd: Corpus) -> None:
+def test_full_pip_rule_keeps_gnubgs_outcomes_with_the_lowest_pip_count(
+    random_play: Corpus, odd: Corpus
+) -> None:
     """Option FULL_PIP_RULE (RULES.md §2.3 step 4) on top of gnubg's outcomes."""
     rules = find_rules("short", Options(full_pip_rule=True))
     for position, dice in random_play[:500] + odd:

@@ -53,7 +53,13 @@ def test_perft_depth_1_by_roll(game: str) -> None:
 def test_short_perft_depth_1_is_gnubgs_447() -> None:
     by_roll = PERFT["short"]["depth_1_by_roll"]
     assert PERFT["short"]["depth_1"] == sum(by_roll.values()) == 447
-    assert (by_roll["1-2"], by_roll["1-1"], by_roll["2-2"], by_roll["5-5"], by_roll["6-6"]) == (15, 42, 75, 4, 11)
+    assert (by_roll["1-2"], by_roll["1-1"], by_roll["2-2"], by_roll["5-5"], by_roll["6-6"]) == (
+        15,
+        42,
+        75,
+        4,
+        11,
+    )
 
 
 @pytest.mark.parametrize("game", ["short", "long"])
@@ -76,7 +82,9 @@ def test_short_perft_depth_2_is_202782_by_gnubg_too() -> None:
     for first in ALL_ROLLS:
         for key in gnubg_nn.moves([start, start], first.a, first.b):
             opponent, mover = gnubg_nn.board_from_position_key(key)
-            total += sum(max(1, len(gnubg_nn.moves([list(mover), list(opponent)], d.a, d.b))) for d in ALL_ROLLS)
+            total += sum(
+                max(1, len(gnubg_nn.moves([list(mover), list(opponent)], d.a, d.b))) for d in ALL_ROLLS
+            )
     assert total == PERFT["short"]["depth_2"] == 202782
 
 
@@ -132,9 +140,7 @@ def test_long_start_is_before_both_first_turns_and_a_play_ends_the_movers() -> N
 def test_long_first_turn_outcomes_by_hand(dice: tuple[int, int], outcomes: list[dict[int, int]]) -> None:
     rules = find_rules("long")
     start = rules.start_position()
-    expected = {
-        Position.from_counts(x, {24: 15}, x_first_turn=False, o_first_turn=True) for x in outcomes
-    }
+    expected = {Position.from_counts(x, {24: 15}, x_first_turn=False, o_first_turn=True) for x in outcomes}
     assert {play.position for play in rules.legal_plays(start, dice)} == expected
 
 

@@ -40,7 +40,7 @@ def played_positions(draw: st.DrawFn, game: str) -> Case:
     turns = draw(st.integers(0, 220), label="turns")
     rng = random.Random(seed)
     position, dice = rules.start_position(), Dice(1, 2)
-    for position, dice in random_play_positions(rules, rng, turns + 1):
+    for position, dice in random_play_positions(rules, rng, turns + 1):  # noqa: B007 - the last one is kept
         pass
     return rules, position, dice, rng
 
@@ -110,7 +110,9 @@ def picker_outcomes(rules: Rules, position: Position, dice: Dice) -> set[Positio
         if step.can_finish:
             assert step.play is not None and step.play.moves == moves
             finals.add(step.play.position)
-        assert step.can_finish or step.next_moves, f"dead end after {moves} with {dice} in {position.describe()}"
+        assert step.can_finish or step.next_moves, (
+            f"dead end after {moves} with {dice} in {position.describe()}"
+        )
         for move in step.next_moves:
             walk(moves + (move,))
 
@@ -223,7 +225,9 @@ GAME_OPTIONS = [
 def random_games(draw: st.DrawFn) -> Game:
     """A game of either kind, default or drawn house rules, played with random dice and random legal plays
     and stopped at a random point (sometimes by a resignation)."""
-    game = Game.new(draw(st.sampled_from(["short", "long"])), draw(st.sampled_from(GAME_OPTIONS), label="options"))
+    game = Game.new(
+        draw(st.sampled_from(["short", "long"])), draw(st.sampled_from(GAME_OPTIONS), label="options")
+    )
     rng = random.Random(draw(st.integers(0, 2**32 - 1), label="seed"))
     actions = draw(st.integers(0, 250), label="actions")
     for _ in range(actions):

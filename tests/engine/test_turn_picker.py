@@ -82,7 +82,11 @@ def test_play_text_parses_in_the_usual_notation(text: str, expected: str) -> Non
 
 
 def test_notation_prints_bar_off_hits_and_repeats_parse() -> None:
-    assert str(Move(25, 22, 3)) == "bar/22" and str(Move(6, 0, 6)) == "6/off" and str(Move(13, 11, 2, True)) == "13/11*"
+    assert (
+        str(Move(25, 22, 3)) == "bar/22"
+        and str(Move(6, 0, 6)) == "6/off"
+        and str(Move(13, 11, 2, True)) == "13/11*"
+    )
     bearoff = Position.from_counts({6: 2, 0: 13}, {1: 15})
     assert str(SHORT.parse_play(bearoff, (6, 6), "6/off(2)")) == "6/off 6/off"
     enter = Position.from_counts({25: 1, 6: 14}, {6: 15})
@@ -127,7 +131,9 @@ def test_parsed_play_keeps_the_moves_as_written_so_records_replay_verbatim() -> 
     assert str(SHORT.parse_play(start, (6, 1), "13/6")) == "13/7 7/6"
 
 
-def _endings_by_walking(rules: Rules, position: Position, dice: Dice, moves: tuple[tuple[int, int], ...]) -> set[Position]:
+def _endings_by_walking(
+    rules: Rules, position: Position, dice: Dice, moves: tuple[tuple[int, int], ...]
+) -> set[Position]:
     """Every position a turn can end in after `moves`, by trying every order of taps through turn_step."""
     step = rules.turn_step(position, dice, moves)
     found = {step.play.position} if step.can_finish and step.play is not None else set()
@@ -154,7 +160,11 @@ def test_turn_endings_are_the_positions_every_order_of_taps_can_reach(rules: Rul
         moves: tuple[tuple[int, int], ...] = ()
         while True:
             endings = rules.turn_endings(position, dice, moves)
-            assert endings == _endings_by_walking(rules, position, dice, moves), (position.describe(), dice, moves)
+            assert endings == _endings_by_walking(rules, position, dice, moves), (
+                position.describe(),
+                dice,
+                moves,
+            )
             assert endings <= {p.position for p in rules.legal_plays(position, dice)}
             checked += 1
             single += len(endings) == 1

@@ -72,7 +72,7 @@ def test_long_nardy_has_no_bar() -> None:
     points = (0,) * 11 + (-14,) + (0,) * 11 + (15,)
     with pytest.raises(RenderError, match="long nardy has no bar"):
         render_board(BoardView(game="long", points=points, bar=(0, 1)))
-    with pytest.raises(RenderError, match="src must be 1..24"):
+    with pytest.raises(RenderError, match=r"src must be 1\.\.24"):
         render_board(
             replace(
                 BoardView(game="long", points=LONG_START),

@@ -1,0 +1,307 @@
+"""Boards that heal themselves: every board message comes to show its game's latest state, whatever fails.
+
+- A change of a game is saved, then shown by a background job of that game (`Boards.show`): a handler never
+  waits for a picture or for a chat's rate limit, and a burst of changes costs one edit of each board (the
+  job always draws the newest table it was given).
+- The save itself marks the game in Redis as possibly unshown (the `nardy:unshown` sorted set, scored by
+  when it is due: storage's SHOW_LEASE after the save). Once every board shows the saved version, the mark
+  is cleared; a board edit that failed (a 5xx, flood control, a timeout: "unknown", so drawn again) is tried
+  again with backoff, and the mark stays until it worked.
+- Any worker's healer (`Boards.run`) redraws marked games that are overdue (the worker that saved them
+  died, say), and a starting bot redraws every marked game: a crash between a save and its edit heals
+  without anyone pressing anything.
+- A press with an old version on a game's current board message, while that board is not known to show
+  the latest version, redraws it at once (bot/handlers/board.py): the same job, so ten such presses cost at
+  most one edit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from dataclasses import replace
+
+from telegram import Bot
+
+from bot import display
+from bot.display import Shown
+from bot.outbox import Gate, current_gate, passed
+from bot.storage import SHOW_LEASE, Storage, StorageError
+from bot.table import Table, Target
+
+log = logging.getLogger(__name__)
+
+RETRY_FIRST = 1.0  # seconds before a failed board is tried again; doubled each time...
+RETRY_MAX = 120.0  # ...up to this
+GIVE_UP_AFTER = 12  # failed tries in a row (about 15 minutes) before a worker leaves a board to the healers
+GIVEN_UP_RETRY = 3600.0  # seconds before a healer tries such a board again (a press on it tries at once)
+MIN_GAP = 1.0  # seconds between two tries of a failing board, however often it is asked for
+HEAL_EVERY = 5.0  # seconds between two looks for overdue boards
+HEAL_BATCH = 50
+DRAW_LEASE = (
+    20.0  # seconds a worker holds a game's drawing lease without renewing it (a dead worker's lapses)
+)
+LEASE_POLL = 2.0  # seconds between two tries for a lease another worker holds
+
+
+class _Job:
+    """The background showing of one game's boards."""
+
+    def __init__(self, game_id: str) -> None:
+        self.game_id = game_id
+        self.pending: Table | None = None  # the newest table offered and not yet drawn
+        self.gate: Gate | None = None  # the answer of the press that offered it: drawn after that
+        self.reload = False  # draw the stored table (it may be newer, or have other board messages)
+        self.showing: Table | None = None  # the table being drawn now
+        self.known: dict[str, tuple[int, Table]] = {}  # board key -> (its message id, the table it shows)
+        self.holding = False  # whether this job holds the game's drawing lease
+        self.sleeping = False  # waiting to try again (a failed board, another worker's lease)
+        self.wake = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+
+    def offer(self, table: Table | None, previous: Table | None, gate: Gate | None) -> None:
+        """Draw `table` next (None: the stored one), unless it is being drawn or a newer one waits; not
+        before `gate` (the answer of the press that changed it)."""
+        if table is None:
+            self.reload = True
+            self.gate = gate
+        elif not (self.showing is not None and table.version <= self.showing.version) and (
+            self.pending is None or table.version > self.pending.version
+        ):
+            self.pending = table
+            self.gate = gate
+        if previous is not None:  # what the boards showed before this change, if they were up to date
+            for target in previous.targets:
+                message_id = previous.messages.get(target.key)
+                if message_id is not None and previous.shown.get(target.key) == previous.version:
+                    self.known.setdefault(target.key, (message_id, previous))
+        self.wake.set()
+
+    def shows(self, table: Table, target: Target) -> Table | None:
+        """The table `target`'s current message is known (to this job) to show, if any."""
+        found = self.known.get(target.key)
+        if found is None or found[0] != table.messages.get(target.key):
+            return None
+        return found[1]
+
+    def behind(self, table: Table, target: Target) -> bool:
+        known = self.shows(table, target)
+        return max(table.shown.get(target.key, -1), -1 if known is None else known.version) < table.version
+
+
+class Boards:
+    """Shows games' boards in the background and heals the ones left behind (see the module docstring)."""
+
+    def __init__(
+        self,
+        bot: Bot,
+        storage: Storage,
+        heal_every: float = HEAL_EVERY,
+        retry_first: float = RETRY_FIRST,
+    ) -> None:
+        self.bot = bot
+        self.storage = storage
+        self.heal_every = heal_every
+        self.retry_first = retry_first
+        self._jobs: dict[str, _Job] = {}
+        self._healer: asyncio.Task[None] | None = None
+        self._stopping = False
+        self.token = secrets.token_hex(8)  # this worker's name on drawing leases
+        self.draws = 0  # boards drawn (edits and sends tried), for tests and benchmarks
+
+    # ------------------------------------------------------------------ asking for a board
+
+    def show(self, table: Table, previous: Table | None = None) -> None:
+        """Bring every board of `table` up to date, in the background (inside a press: after its answer).
+        `previous`: the table before this change (if the boards showed it, a caption-only edit may do)."""
+        self._kick(table.id, table, previous, current_gate())
+
+    def redraw(self, game_id: str) -> None:
+        """Draw a game's boards from its stored state (a marked game found by the healer)."""
+        self._kick(game_id, None, None, current_gate())
+
+    def busy(self, game_id: str) -> bool:
+        """Whether this worker is drawing (or about to draw, or retrying) the game's boards now."""
+        return game_id in self._jobs
+
+    def _kick(self, game_id: str, table: Table | None, previous: Table | None, gate: Gate | None) -> None:
+        if self._stopping:
+            return
+        job = self._jobs.get(game_id)
+        if job is None:
+            job = self._jobs[game_id] = _Job(game_id)
+            job.offer(table, previous, gate)
+            job.task = asyncio.get_running_loop().create_task(self._run_job(job), name=f"boards-{game_id}")
+        else:
+            job.offer(table, previous, gate)
+
+    async def _run_job(self, job: _Job) -> None:
+        failures = 0
+        try:
+            while True:
+                job.wake.clear()
+                while job.gate is not None and not job.gate.done():
+                    await passed(job.gate)
+                job.gate = None
+                boards = await self.storage.hold_draw(job.game_id, self.token, DRAW_LEASE)
+                if isinstance(boards, float):
+                    # Another worker draws this game now: its last check sees our change too. If it died
+                    # (a restart), its lease lapses: try again then (or sooner), and draw what is behind.
+                    await self._sleep(job, min(LEASE_POLL, max(boards, 0.05)))
+                    job.reload = True  # the holder may have drawn newer changes meanwhile
+                    continue
+                job.holding = True
+                table, job.pending = job.pending, None
+                if table is None or job.reload:
+                    job.reload = False
+                    stored = await self.storage.load(job.game_id)
+                    if stored is None:  # expired or deleted: nothing to show
+                        await self.storage.forget_unshown(job.game_id)
+                        return
+                    if table is None or stored.version >= table.version:
+                        table = stored
+                # what the boards show now, as the lease's previous holder left it
+                table = replace(table, messages=boards[0], shown=boards[1])
+                job.showing = table
+                try:
+                    complete, stored_version = await self._draw(job, table)
+                finally:
+                    job.showing = None
+                job.holding = stored_version > table.version  # the lease is let go when nothing is newer
+                if stored_version < 0:
+                    return
+                if job.pending is not None or job.reload:
+                    continue  # a newer change came meanwhile: draw that
+                if stored_version > table.version:
+                    job.reload = True  # another worker saved a newer one while we drew
+                    continue
+                if complete:
+                    return
+                failures += 1
+                if failures >= GIVE_UP_AFTER:
+                    log.error(
+                        "game %s: boards still not shown after %d tries; the healers try again in %.0f s",
+                        job.game_id,
+                        failures,
+                        GIVEN_UP_RETRY,
+                    )
+                    await self.storage.postpone_unshown(job.game_id, GIVEN_UP_RETRY)
+                    return
+                delay = min(RETRY_MAX, self.retry_first * 2 ** (failures - 1))
+                await self.storage.postpone_unshown(job.game_id, delay + SHOW_LEASE)
+                await self._sleep(job, delay)
+                job.reload = True  # the stored game may have changed, or have other board messages
+        except StorageError as err:
+            log.warning(
+                "game %s: storage unavailable while showing its boards (%s); healed later", job.game_id, err
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("game %s: showing its boards failed", job.game_id)
+        finally:
+            if self._jobs.get(job.game_id) is job:
+                del self._jobs[job.game_id]
+            if job.holding:  # let another worker (or the healer) draw it without waiting for the lease
+                with contextlib.suppress(StorageError):
+                    await self.storage.release_draw(job.game_id, self.token)
+
+    async def _sleep(self, job: _Job, delay: float) -> None:
+        """Wait `delay`, or less if asked again (a press on the board), but at least MIN_GAP."""
+        job.sleeping = True
+        try:
+            await asyncio.sleep(min(delay, MIN_GAP))
+            if delay > MIN_GAP and not job.wake.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(job.wake.wait(), delay - MIN_GAP)
+        finally:
+            job.sleeping = False
+
+    async def _draw(self, job: _Job, table: Table) -> tuple[bool, int]:
+        """Show every board of `table` that may be behind: (whether all of them show it now, the game's
+        stored version, after which the lease was let go if it is still `table.version`)."""
+        targets = [t for t in table.targets if job.behind(table, t)]
+        outcomes = await asyncio.gather(
+            *(self._draw_one(job, table, target) for target in targets), return_exceptions=True
+        )
+        done: list[str] = []
+        for target, outcome in zip(targets, outcomes, strict=True):
+            if isinstance(outcome, BaseException):
+                log.error("game %s: board %s failed", table.id, target.key, exc_info=outcome)
+            elif outcome is not Shown.FAILED:
+                done.append(target.key)
+        complete = len(done) == len(targets)
+        stored = await self.storage.shown(table.id, table.version, tuple(done), complete, self.token)
+        return complete, stored
+
+    async def _draw_one(self, job: _Job, table: Table, target: Target) -> Shown:
+        self.draws += 1
+        outcome = await display.show_board(self.bot, self.storage, table, target, job.shows(table, target))
+        if outcome is Shown.SHOWN:
+            stored = await self.storage.load(table.id) if target.key not in table.messages else table
+            message_id = (stored or table).messages.get(target.key)
+            if message_id is not None:
+                job.known[target.key] = (message_id, table)
+        return outcome
+
+    # ------------------------------------------------------------------ healing
+
+    async def heal(self, everything: bool = False) -> int:
+        """Redraw the marked games that are due (`everything`: all marked games, as at a start).
+        Returns how many this worker took."""
+        taken = 0
+        due_by = None if everything else self.storage.now()
+        for game_id in await self.storage.unshown(due_by, 100_000 if everything else HEAL_BATCH):
+            if game_id in self._jobs:
+                continue
+            if await self.storage.claim_unshown(game_id, force=everything):
+                taken += 1
+                self.redraw(game_id)
+        if taken:
+            log.info("redrawing the boards of %d game(s) that may be behind", taken)
+        return taken
+
+    def start(self) -> None:
+        """Start the healer: first every marked board, then the overdue ones every `heal_every` seconds."""
+        self._stopping = False
+        if self._healer is None:
+            self._healer = asyncio.get_running_loop().create_task(self._heal_forever(), name="boards-healer")
+
+    async def _heal_forever(self) -> None:
+        everything = True
+        while not self._stopping:
+            try:
+                await self.heal(everything)
+                everything = False
+            except StorageError as err:
+                log.warning("board healer: storage unavailable (%s)", err)
+            except Exception:
+                log.exception("board healer failed; trying again")
+            await asyncio.sleep(self.heal_every)
+
+    async def idle(self, timeout: float = 30.0) -> None:
+        """Wait until no board is being drawn: every job is done, or waiting to try again (tests)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while any(not job.sleeping or job.wake.is_set() for job in self._jobs.values()):
+            if loop.time() > deadline:
+                raise TimeoutError(f"boards still being drawn: {sorted(self._jobs)}")
+            await asyncio.sleep(0.01)
+
+    async def stop(self, timeout: float = 5.0) -> None:
+        """Stop the healer; give the jobs `timeout` seconds to finish, then cancel them (their games stay
+        marked in Redis, so the next start redraws them)."""
+        self._stopping = True
+        if self._healer is not None:
+            self._healer.cancel()  # (redis-py may swallow a cancel; the loop also ends on _stopping)
+            await asyncio.wait({self._healer}, timeout=timeout)
+            self._healer = None
+        tasks = [job.task for job in self._jobs.values() if job.task is not None]
+        if tasks:
+            _, pending = await asyncio.wait(tasks, timeout=timeout)
+            for task in pending:
+                task.cancel()
+            if pending:
+                await asyncio.wait(pending, timeout=timeout)

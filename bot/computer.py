@@ -1,0 +1,187 @@
+"""The computer opponent's decisions, made off the event loop: in worker processes of their own, or in
+a thread.
+
+`engine.ai.choose_play` is pure Python: run in a thread of the bot's process it holds the interpreter
+lock for the whole search (a long nardy expert move is 50-75 ms, up to a second), and every other
+game's presses wait for it. `ComputerProcesses(n)` runs `n` workers `python -m bot.computer`
+(`nardy-computer` in ps), apart from the render workers so that a long search never delays another
+game's picture; the pipes, the start, the replacement of a failed worker and the worker's minimal
+environment are `bot/worker_pool.py`'s.
+
+A request is a pickled `Decision`: the variant and its house rules, the position, the dice, the level
+and a seed drawn from the bot's rng (the worker plays with `random.Random(seed)`, so a seeded bot plays
+the same games whether it decides in a worker or in a thread). The answer is the chosen play's single
+moves as JSON, `[[src, die], ...]`; the bot never trusts it blindly: `accepted_play` takes it only if
+those moves finish the turn legally (the check a player's Done gets). A refused answer, an error from
+the worker's engine, or a worker that dies or hangs: the decision is made in a thread and the error
+logged.
+
+Queue bound: at most `queue_bound` (default 2) decisions are written to one worker and not yet
+answered; more wait in the bot's loop for a free slot (in order of arrival) instead of piling onto the
+pipes. Two keeps a worker busy (the next request is already in its pipe when it answers) while a request
+stays free to go to whichever worker frees up first, behind at most one search of up to a second; and
+when a worker dies, at most two of its decisions are made in threads of the bot's process (each holding
+the interpreter lock) rather than the whole backlog of a busy minute.
+
+Priority: the workers lower theirs by NICE (10). On a machine whose cores are all busy, the event loop
+and the render workers then come first and a search takes what is left: a long think delays only its own
+game (`python bench/load.py --rate 100 --computer-share 0.2` on two cores: the other games' p99 30-80 ms
+with it, against 210-720 ms with the search in a thread of the bot).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import pickle
+import random
+from dataclasses import dataclass
+
+from bot.worker_pool import HandlerFailed, WorkerGone, WorkerPool, WorkerSpec, run_worker
+from engine import Dice, Game, NardyError, Options, Phase, Play, Position, find_rules
+
+log = logging.getLogger(__name__)
+
+QUEUE_BOUND = 2  # decisions written to one worker and not yet answered; see the module's docstring
+NICE = 10  # the workers' priority below the bot's: see the module's docstring
+DECISION_TIMEOUT = 30.0  # seconds a worker owing decisions may go without an answer before it is replaced
+MAX_MOVES = 4  # a turn is at most four single moves (a double)
+
+
+class BadAnswer(ValueError):
+    """A computer worker's answer is not a legal, complete play for the decision it was asked."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a worker needs to choose a play: the game's rules (variant and house rules), the position
+    and dice of the turn, the level, and the seed of the search's rng."""
+
+    variant: str
+    options: Options
+    position: Position
+    dice: tuple[int, int]
+    level: str
+    seed: int
+
+    @classmethod
+    def of(cls, game: Game, level: str, seed: int) -> Decision:
+        if game.phase is not Phase.MOVE or game.dice is None:
+            raise ValueError(f"the computer was asked to play in phase {game.phase.name}, dice {game.dice}")
+        dice = (game.dice.a, game.dice.b)
+        return cls(game.rules.name, game.rules.options, game.position, dice, level, seed)
+
+    def choose(self) -> Play:
+        """The engine's choice (engine.ai.choose_play with `random.Random(seed)`)."""
+        from engine.ai import choose_play
+
+        rules = find_rules(self.variant, self.options)
+        return choose_play(rules, self.position, Dice.of(self.dice), self.level, random.Random(self.seed))
+
+
+def play_answer(play: Play) -> bytes:
+    """A worker's answer: the play's single moves, `[[src, die], ...]` (`[]`: a pass)."""
+    return json.dumps([[m.src, m.die] for m in play.moves]).encode()
+
+
+def accepted_play(game: Game, answer: bytes) -> Play:
+    """The play of `game`'s turn that `answer` names, if its moves are well formed and finish the turn
+    legally; BadAnswer (saying what was wrong) otherwise."""
+    where = f"{game.rules.name} nardy, dice {game.dice}, {game.rules.describe(game.position)}"
+    try:
+        moves = json.loads(answer)
+    except ValueError:
+        raise BadAnswer(f"answer {answer[:80]!r} is not JSON ({where})") from None
+    if (
+        not isinstance(moves, list)
+        or len(moves) > MAX_MOVES
+        or not all(isinstance(m, list) and len(m) == 2 and all(type(v) is int for v in m) for m in moves)
+    ):
+        raise BadAnswer(f"answer {answer[:80]!r} is not a list of at most 4 [src, die] pairs ({where})")
+    pairs = tuple((src, die) for src, die in moves)
+    try:
+        step = game.turn_step(pairs)
+    except NardyError as err:
+        raise BadAnswer(f"answer {pairs} is not legal: {err}") from None
+    if not step.can_finish or step.play is None:
+        raise BadAnswer(f"answer {pairs} does not finish the turn ({where})")
+    return step.play
+
+
+async def decide_in_thread(decision: Decision) -> Play:
+    """The decision in a thread of the bot's process (holding the interpreter lock while it searches)."""
+    return await asyncio.to_thread(decision.choose)
+
+
+class ComputerProcesses(WorkerPool):
+    """`workers` computer worker processes (`python -m bot.computer`), started with `await start()`
+    inside the bot's event loop and stopped with `await stop()`. At most `queue_bound` decisions are
+    queued per worker (more wait for a slot); a worker owing decisions that answers none for `timeout`
+    seconds is taken for hung and replaced. `module`: the worker's module (tests run misbehaving ones)."""
+
+    def __init__(
+        self,
+        workers: int,
+        queue_bound: int = QUEUE_BOUND,
+        timeout: float = DECISION_TIMEOUT,
+        module: str = "bot.computer",
+    ) -> None:
+        spec = WorkerSpec(module=module, label="computer worker", timeout=timeout, queue_bound=queue_bound)
+        super().__init__(spec, workers)
+        self.from_workers = 0  # decisions taken from a worker's answer
+        self.in_thread = 0  # decisions made in a thread because no worker gave a legal answer
+
+    async def choose(self, game: Game, level: str, seed: int) -> Play:
+        """The computer's play at `level` for `game`'s turn, from a worker if one gives a legal answer;
+        otherwise decided in a thread (and the worker's failure or bad answer logged)."""
+        decision = Decision.of(game, level, seed)
+        try:
+            answer = await self.call(pickle.dumps(decision, protocol=pickle.HIGHEST_PROTOCOL))
+            play = accepted_play(game, answer)
+            self.from_workers += 1
+            return play
+        except WorkerGone:  # none running, or it died or hung (logged; it is replaced)
+            pass
+        except HandlerFailed as err:
+            log.error("a computer worker could not decide (%s); deciding in a thread: %r", err, decision)
+        except BadAnswer as err:
+            log.error("a computer worker's answer was refused (%s); deciding in a thread", err)
+        self.in_thread += 1
+        return await decide_in_thread(decision)
+
+
+# ---------------------------------------------------------------------- the worker's side
+
+
+def _decide(request: bytes) -> bytes:
+    """A computer worker's handler: a pickled Decision in (pickles only ever come from the bot's own
+    process), the chosen play's moves out."""
+    decision = pickle.loads(request)
+    if not isinstance(decision, Decision):
+        raise TypeError(f"expected a Decision, got {type(decision).__name__}")
+    return play_answer(decision.choose())
+
+
+def _warm() -> None:
+    """Import the players and load their evaluators (short nardy's network) before saying ready."""
+    from engine.ai import LEVELS, choose_play
+
+    for variant in ("short", "long"):
+        game = Game.new(variant).opening_roll(6, 1)
+        if game.phase is Phase.ROLL:
+            game = game.roll(6, 1)
+        assert game.dice is not None
+        for level in LEVELS:
+            choose_play(game.rules, game.position, game.dice, level, random.Random(0))
+
+
+def main() -> None:
+    """`python -m bot.computer`: a computer worker (named `nardy-computer` for ps)."""
+    run_worker("nardy-computer", _decide, _warm, nice=NICE)
+
+
+if __name__ == "__main__":  # serve from `bot.computer` imported by name: requests unpickle to
+    import bot.computer  # bot.computer.Decision, not to this __main__ module's copy of the class
+
+    bot.computer.main()

@@ -1,0 +1,136 @@
+"""Presses on a board: a single move, undo, done, the resign confirmation, rematch.
+
+Each press is decided and saved (one compare-and-set), then answered; the boards are redrawn after the
+answer, in the background (bot/boards.py). A press carrying an older version on the game's current board
+message, while that board is not known to show the latest version, redraws it and says so."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from telegram import CallbackQuery, Update
+from telegram.ext import ContextTypes
+
+from bot import flow
+from bot.callbacks import BadCallback, Callback
+from bot.flow import Refused
+from bot.handlers.claims import offer_claim
+from bot.handlers.common import N_, QUICKER, Deps, button, deps, load_table, menu_owner, message_of, person
+from bot.i18n import Texts
+from bot.storage import ChatBusy
+from bot.table import Table
+
+BOARD_BEHIND = N_("The board was behind; here it is now.")
+
+
+def check_board(d: Deps, table: Table, query: CallbackQuery, version: int) -> None:
+    """A press with an older version on the game's current board message: redraw it if it may be behind
+    (Refused: "here it is now"), else someone was quicker. Presses on older messages pass: flow refuses
+    them as out of date."""
+    if version == table.version or query.message is None:
+        return
+    target = table.board_of(query.message.chat.id, query.message.message_id)
+    if target is None:
+        return
+    if table.behind(target):
+        d.boards.show(table)
+        raise Refused(BOARD_BEHIND)
+    raise Refused(QUICKER)
+
+
+async def commit(d: Deps, old: Table, new: Table) -> Table:
+    """Save a change (compare-and-set) and have its boards drawn once the press is answered."""
+    new = d.stamped(new)
+    await d.storage.save(new)
+    d.boards.show(new, previous=old)
+    return new
+
+
+@button
+async def on_move(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """A single move of the player on turn."""
+    d = deps(context)
+    table = await load_table(d.storage, cb.game)
+    check_board(d, table, query, cb.version)
+    await offer_claim(d, table, query, t)
+    await commit(d, table, flow.press_move(table, query.from_user.id, cb.version, cb.src, cb.die))
+    return None
+
+
+@button
+async def on_undo(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """Take back the last single move of this turn."""
+    d = deps(context)
+    table = await load_table(d.storage, cb.game)
+    check_board(d, table, query, cb.version)
+    await offer_claim(d, table, query, t)
+    await commit(d, table, flow.press_undo(table, query.from_user.id, cb.version))
+    return None
+
+
+@button
+async def on_done(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """End the turn; the opponent's dice are rolled (and the computer plays)."""
+    d = deps(context)
+    table = await load_table(d.storage, cb.game)
+    check_board(d, table, query, cb.version)
+    await offer_claim(d, table, query, t)
+    new = await flow.press_done(table, query.from_user.id, cb.version, d.dice, d.computer)
+    await commit(d, table, new)
+    return None
+
+
+@button
+async def on_resign_answer(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """Yes: the game ends, scored by the engine. No: the question goes away."""
+    message = message_of(query)
+    menu_owner(cb, query)
+    d = deps(context)
+    table = await load_table(d.storage, cb.game)
+    if table.side_of(query.from_user.id) is None:
+        raise Refused("You are not playing in this game.")
+    if cb.action == "rn":
+        d.edit_text(message.chat.id, message.message_id, t.gettext("Play on!"))
+        return None
+    await commit(d, table, flow.resign(table, query.from_user.id, cb.number))
+    d.edit_text(
+        message.chat.id, message.message_id, t.gettext("{name} resigned.", name=person(query.from_user).name)
+    )
+    return None
+
+
+@button
+async def on_rematch(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """The next game of the series, on new board messages (the old ones lose their keyboards)."""
+    d = deps(context)
+    table = await load_table(d.storage, cb.game)
+    check_board(d, table, query, cb.version)
+    new = d.stamped(await flow.rematch(table, query.from_user.id, cb.version, d.dice, d.computer))
+    try:  # one step: the version check, the chats (none may have started another game), the old boards
+        await d.storage.save(new, new_boards=True)
+    except ChatBusy:
+        raise Refused("A new game has already started.") from None
+    for target in table.targets:
+        message_id = table.messages.get(target.key)
+        if message_id is not None:
+            d.edit_markup(target.chat_id, message_id, None)
+    d.boards.show(replace(new, messages={}, shown={}))
+    return None
+
+
+@button
+async def on_unknown(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """Any other button (callbacks.decode accepted it, but nothing routes it): not valid."""
+    raise BadCallback(f"unrouted callback {query.data!r}")

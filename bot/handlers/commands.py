@@ -1,0 +1,192 @@
+"""Commands: /start, /help, /rules, /newgame, /resign, /cancel, and the answer to unknown commands."""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import ReplyParameters, Update
+from telegram.constants import ChatType
+from telegram.error import BadRequest, TelegramError
+from telegram.ext import ContextTypes
+
+from bot.flow import Refused
+from bot.handlers.common import GAME_ON, N_, Deps, active_game, command, deps, person, user_texts
+from bot.handlers.menus import accept_invite
+from bot.i18n import Texts, texts
+from bot.keyboards import resign_markup, variant_menu
+from bot.table import Table
+
+log = logging.getLogger(__name__)
+
+REPOINT_EVERY = 30.0  # seconds: /newgame during a game points to its board at most this often per chat
+
+RULES_TEXT = N_(
+    "Short nardy (backgammon): 15 checkers each, moving in opposite directions. A single checker can be "
+    "hit and goes to the bar; it must enter before anything else moves. A point with two or more of the "
+    "opponent's checkers is closed. Bring all checkers home, then bear them off.\n\n"
+    "Long nardy: all 15 checkers start on the head and both players move the same way round. There is no "
+    "hitting: one checker of the opponent closes a point. Only one checker leaves the head per turn "
+    "(except 6-6, 4-4 or 3-3 on the first turn). You may not build six points in a row unless an opponent's "
+    "checker is already ahead of them.\n\n"
+    "Both games: use both dice if you can (doubles count four times); if only one can be played, play the "
+    "larger if possible. Scores: oin 1 point; mars 2 (the loser bore off nothing); in short nardy koks 3 "
+    "(the loser also has a checker on the bar or in the winner's home)."
+)
+
+
+def help_text(t: Texts) -> str:
+    return t.gettext(
+        "/newgame: start a game (in a group: anyone can join; here: the computer or a friend)\n"
+        "/resign: give up the current game\n"
+        "/cancel: withdraw an open game or invitation\n"
+        "/claim: claim the win when your opponent has not moved for a long time\n"
+        "/forget: delete your data from the bot\n"
+        "/rules: the rules of both games\n\n"
+        "On your turn, press the buttons under the board: each one moves a checker (13→7; ⌂ bears off). "
+        "↩ Undo takes a move back, ✅ Done ends the turn. Moves that are forced are played by themselves."
+    )
+
+
+@command
+async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/start, and /start <token> from an invitation link."""
+    t = user_texts(update)
+    assert update.effective_chat is not None and update.effective_user is not None
+    if context.args and update.effective_chat.type == ChatType.PRIVATE:
+        await accept_invite(update, context, context.args[0])
+        return
+    deps(context).say(
+        update.effective_chat.id,
+        t.gettext(
+            "Hello! I am a nardy bot: short nardy (backgammon) and long nardy, with a friend "
+            "or against the computer."
+        )
+        + "\n\n"
+        + help_text(t),
+    )
+
+
+@command
+async def help_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/help: how to play, in a few lines."""
+    assert update.effective_chat is not None
+    deps(context).say(update.effective_chat.id, help_text(user_texts(update)))
+
+
+@command
+async def unknown_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A command the bot does not know (private chats only: groups are left in peace)."""
+    assert update.effective_chat is not None
+    deps(context).say(
+        update.effective_chat.id,
+        user_texts(update).gettext("I don't know that command. /help lists what I can do."),
+    )
+
+
+@command
+async def rules_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/rules: both games in brief."""
+    assert update.effective_chat is not None
+    deps(context).say(update.effective_chat.id, user_texts(update).gettext(RULES_TEXT))
+
+
+@command
+async def newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/newgame: the variant menu; during a game, a pointer to its board; with another person's open
+    lobby in the group, a pointer to that lobby (at most once per REPOINT_EVERY seconds per chat)."""
+    t = user_texts(update)
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    d = deps(context)
+    table = await active_game(d.storage, chat.id)
+    if table is not None:
+        await point_to_board(d, t, table, chat.id)
+        return
+    if chat.type != ChatType.PRIVATE:
+        lobby = await d.storage.lobby(chat.id)
+        if lobby is not None and lobby.starter.user_id != user.id:
+            if await d.storage.once(f"repoint:{chat.id}", REPOINT_EVERY):
+                d.say(
+                    chat.id,
+                    t.gettext(
+                        "{name} is waiting for an opponent: press Join to play.", name=lobby.starter.name
+                    ),
+                    reply_to=lobby.message_id,
+                )
+            return
+    d.say(chat.id, t.gettext("Which game?"), variant_menu(t, user.id))
+
+
+async def point_to_board(d: Deps, t: Texts, table: Table, chat_id: int) -> None:
+    """Say that a game is on, as a reply to its board in this chat (at most once per REPOINT_EVERY seconds);
+    a board that was deleted is drawn again as a new message."""
+    if not await d.storage.once(f"repoint:{chat_id}", REPOINT_EVERY):
+        return
+    target = next((x for x in table.targets if x.chat_id == chat_id), None)
+    message_id = None if target is None else table.messages.get(target.key)
+    text = t.gettext(GAME_ON)
+    bot = d.boards.bot
+
+    async def send() -> None:
+        if target is None or message_id is None:
+            d.boards.redraw(table.id)
+            await bot.send_message(chat_id=chat_id, text=text)
+            return
+        try:
+            await bot.send_message(chat_id=chat_id, text=text, reply_parameters=ReplyParameters(message_id))
+        except BadRequest as err:
+            if "not found" not in err.message.lower():
+                raise
+            log.info("game %s: board %s in chat %s is gone; drawing it again", table.id, message_id, chat_id)
+            await d.storage.drop_message(table.id, target.key)
+            d.boards.redraw(table.id)
+            await bot.send_message(chat_id=chat_id, text=text)
+        except TelegramError as err:
+            log.warning("chat %s: could not point to the board: %s", chat_id, err)
+
+    d.outbox.post(chat_id, send, "a pointer to the board")
+
+
+@command
+async def resign_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/resign: ask for confirmation."""
+    t = user_texts(update)
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    d = deps(context)
+    table = await active_game(d.storage, chat.id)
+    if table is None:
+        raise Refused("There is no game going on here.")
+    if table.side_of(user.id) is None:
+        raise Refused("You are not playing in this game.")
+    d.say(
+        chat.id,
+        t.gettext("{name}, do you really want to resign this game?", name=person(user).name),
+        resign_markup(t, table.id, table.number, user.id),
+    )
+
+
+@command
+async def cancel_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/cancel: withdraw your open lobby (group) or invitation (private chat)."""
+    t = user_texts(update)
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    d = deps(context)
+    if chat.type == ChatType.PRIVATE:
+        invite = await d.storage.cancel_invite(user.id)
+        if invite is None:
+            raise Refused("You have no open invitation.")
+        if invite.message_id is not None:
+            d.edit_text(chat.id, invite.message_id, t.gettext("The invitation was withdrawn."))
+        d.say(chat.id, t.gettext("The invitation was withdrawn."))
+        return
+    lobby = await d.storage.lobby(chat.id)
+    if lobby is None:
+        raise Refused("There is no open game to cancel.")
+    if lobby.starter.user_id != user.id:
+        raise Refused("Only {name} can cancel this game.", name=lobby.starter.name)
+    if await d.storage.close_lobby(chat.id, lobby.id) and lobby.message_id is not None:
+        d.edit_text(chat.id, lobby.message_id, texts(lobby.starter.lang).gettext("The game was cancelled."))
+    else:
+        d.say(chat.id, t.gettext("The game was cancelled."))

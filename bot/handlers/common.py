@@ -1,0 +1,216 @@
+"""What every handler shares: the bot's dependencies, the two guards (commands and buttons), who is who."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from telegram import CallbackQuery, InlineKeyboardMarkup, MaybeInaccessibleMessage, Update, User
+from telegram.error import BadRequest, NetworkError, TimedOut
+from telegram.ext import ContextTypes
+
+from bot import callbacks, display
+from bot.boards import Boards
+from bot.callbacks import BadCallback, Callback
+from bot.config import DEFAULT_CLAIM_AFTER
+from bot.flow import ComputerPlayer, DiceSource, Refused
+from bot.i18n import Texts, texts
+from bot.names import user_name
+from bot.outbox import Outbox, answering
+from bot.storage import ChatBusy, Gone, Storage, StorageUnavailable, VersionConflict
+from bot.table import Person, Table
+
+if TYPE_CHECKING:
+    from bot.handlers.gate import Limits
+
+log = logging.getLogger(__name__)
+
+
+def N_(message: str) -> str:
+    """Marks a message id for extraction into the catalog; translated later with Texts.gettext."""
+    return message
+
+
+TRY_AGAIN = N_("The game storage is not available right now. Please try again in a minute.")
+WENT_WRONG = N_("Something went wrong. Please try again.")
+GAME_ON = N_("A game is already going on here. Finish it or /resign first.")
+QUICKER = N_("Someone was quicker. Look at the board again.")
+
+
+@dataclass
+class Deps:
+    """What the handlers need, kept in application.bot_data["nardy"]."""
+
+    storage: Storage
+    dice: DiceSource
+    computer: ComputerPlayer
+    boards: Boards
+    outbox: Outbox
+    limits: Limits | None = None  # inbound limits (bot/handlers/gate.py); None: none (tests, benchmarks)
+    claim_after: float = DEFAULT_CLAIM_AFTER  # seconds of idleness before the opponent may claim
+    clock: Callable[[], float] = time.time  # the bot's clock (the engine never reads one)
+
+    def stamped(self, table: Table) -> Table:
+        """`table` with the time of this change (the idle-claim clock starts again)."""
+        return replace(table, moved_at=self.clock())
+
+    def say(self, chat_id: int, text: str, markup: InlineKeyboardMarkup | None = None, **kw: Any) -> None:
+        """Send a text message in the background (bot/outbox.py): the handler does not wait for it."""
+        bot = self.boards.bot
+        self.outbox.post(chat_id, lambda: display.say(bot, chat_id, text, markup, **kw), "a message")
+
+    def edit_text(
+        self, chat_id: int, message_id: int, text: str, markup: InlineKeyboardMarkup | None = None
+    ) -> None:
+        """Edit a text message (a menu, a lobby, an invitation) in the background."""
+        bot = self.boards.bot
+        self.outbox.post(
+            chat_id, lambda: display.edit_text(bot, chat_id, message_id, text, markup), "a message edit"
+        )
+
+    def edit_markup(self, chat_id: int, message_id: int, markup: InlineKeyboardMarkup | None) -> None:
+        """Change (None: take off) a message's keyboard in the background."""
+        bot = self.boards.bot
+        self.outbox.post(
+            chat_id, lambda: display.edit_markup(bot, chat_id, message_id, markup), "a keyboard edit"
+        )
+
+
+def deps(context: ContextTypes.DEFAULT_TYPE) -> Deps:
+    found = context.bot_data["nardy"]
+    assert isinstance(found, Deps)
+    return found
+
+
+def person(user: User) -> Person:
+    return Person(user.id, user_name(user), texts(user.language_code).lang)
+
+
+def user_texts(update: Update) -> Texts:
+    user = update.effective_user
+    return texts(user.language_code if user else None)
+
+
+async def active_game(storage: Storage, chat_id: int) -> Table | None:
+    """The chat's live game, if any (a finished one does not count)."""
+    table = await storage.game_of_chat(chat_id)
+    return table if table is not None and not table.over else None
+
+
+async def load_table(storage: Storage, game_id: str) -> Table:
+    table = await storage.load(game_id)
+    if table is None:
+        raise Refused("This game is over or no longer exists.")
+    return table
+
+
+def message_of(query: CallbackQuery) -> MaybeInaccessibleMessage:
+    """The message under the pressed button; a press without one (an inline message) is not ours."""
+    if query.message is None:
+        raise BadCallback(f"callback {query.data!r} came without its message")
+    return query.message
+
+
+def menu_owner(cb: Callback, query: CallbackQuery) -> None:
+    if cb.user != query.from_user.id:
+        raise Refused("This menu belongs to someone else. Send /newgame to start your own game.")
+
+
+# ---------------------------------------------------------------------- the two guards
+
+Handler = Callable[[Update, ContextTypes.DEFAULT_TYPE], Coroutine[Any, Any, None]]
+CallbackBody = Callable[
+    [Update, ContextTypes.DEFAULT_TYPE, CallbackQuery, Callback, Texts], Awaitable[str | None]
+]
+
+
+def command(fn: Handler) -> Handler:
+    """A command handler: Refused -> the translated reason; Redis down -> "try again"; else on_error."""
+
+    @functools.wraps(fn)
+    async def wrapper(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        t = user_texts(update)
+        chat = update.effective_chat
+        try:
+            await fn(update, context)
+        except Refused as refusal:
+            if chat:
+                deps(context).say(chat.id, t.gettext(refusal.msgid, **refusal.params))
+        except ChatBusy:
+            if chat:
+                deps(context).say(chat.id, t.gettext(GAME_ON))
+        except StorageUnavailable:
+            log.exception("storage unavailable in %s", fn.__name__)
+            if chat:
+                deps(context).say(chat.id, t.gettext(TRY_AGAIN))
+
+    return wrapper
+
+
+def button(fn: CallbackBody) -> Handler:
+    """A callback handler: decodes the data and always answers the query (with an alert when refused), as
+    soon as the press is decided and saved; what it shows (boards, messages) starts after the answer."""
+
+    @functools.wraps(fn)
+    async def wrapper(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.callback_query
+        assert query is not None
+        t = user_texts(update)
+        alert: str | None = None
+        with answering() as answered:
+            try:
+                alert = await fn(update, context, query, callbacks.decode(query.data), t)
+            except BadCallback as err:
+                log.info("bad callback data from user %s: %s", query.from_user.id, err)
+                alert = t.gettext("This button is not valid.")
+            except Refused as refusal:
+                alert = t.gettext(refusal.msgid, **refusal.params)
+            except VersionConflict:
+                alert = t.gettext(QUICKER)
+            except ChatBusy:
+                alert = t.gettext(GAME_ON)
+            except Gone:
+                alert = t.gettext("This game is no longer open.")
+            except StorageUnavailable:
+                log.exception("storage unavailable in %s", fn.__name__)
+                alert = t.gettext(TRY_AGAIN)
+            except Exception:
+                alert = t.gettext(WENT_WRONG)
+                raise  # on_error logs it with the update
+            finally:
+                await answer(query, alert)
+                if not answered.done():
+                    answered.set_result(None)
+
+    return wrapper
+
+
+async def answer(query: CallbackQuery, alert: str | None) -> None:
+    """Answer a press; a dropped connection is retried once (the press is done either way)."""
+    for attempt in (1, 2):
+        try:
+            await query.answer(alert, show_alert=bool(alert))
+            return
+        except BadRequest as err:  # an old query, answered already
+            log.warning("could not answer callback query %s: %s", query.id, err.message)
+            return
+        except NetworkError as err:
+            if attempt == 2 or isinstance(err, TimedOut):
+                log.warning("could not answer callback query %s: %s", query.id, err)
+                return
+        except Exception:  # anything else: the press is done either way
+            log.warning("could not answer callback query %s", query.id, exc_info=True)
+            return
+
+
+async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Log every error with the update; a user whose update failed gets a short line."""
+    log.error("error while handling update %s", getattr(update, "update_id", "-"), exc_info=context.error)
+    if isinstance(update, Update) and update.effective_chat is not None and update.callback_query is None:
+        t = user_texts(update)
+        line = TRY_AGAIN if isinstance(context.error, StorageUnavailable) else WENT_WRONG
+        deps(context).say(update.effective_chat.id, t.gettext(line))

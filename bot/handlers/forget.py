@@ -1,0 +1,93 @@
+"""/forget (or /deletedata): a user's data deleted after a confirmation; what was deleted is reported."""
+
+from __future__ import annotations
+
+from telegram import CallbackQuery, Update
+from telegram.ext import ContextTypes
+
+from bot import flow
+from bot.callbacks import Callback
+from bot.handlers.common import button, command, deps, menu_owner, person, user_texts
+from bot.i18n import Texts, texts
+from bot.keyboards import forget_markup
+
+
+@command
+async def forget_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/forget: ask before deleting the user's data."""
+    t = user_texts(update)
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    deps(context).say(
+        chat.id,
+        t.gettext(
+            "{name}, this deletes your data from the bot: your games in progress are resigned and your "
+            "name is removed from them, your finished games, invitations and open games are deleted. "
+            "Delete your data?",
+            name=person(user).name,
+        ),
+        forget_markup(t, user.id),
+    )
+
+
+@button
+async def on_forget(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """Yes: resign and anonymise the games in progress, delete the rest; tell what was deleted."""
+    menu_owner(cb, query)
+    message = query.message
+    d = deps(context)
+    uid = query.from_user.id
+    if cb.action == "fn":
+        if message is not None:
+            d.edit_text(message.chat.id, message.message_id, t.gettext("Nothing was deleted."))
+        return None
+    ids = set(await d.storage.games_of_user(uid))
+    private = await d.storage.game_of_chat(uid)
+    if private is not None:
+        ids.add(private.id)
+    done = {"deleted": 0, "resigned": 0}
+    for game_id in sorted(ids):
+        outcome = await d.storage.forget_game(
+            game_id, uid, lambda table: d.stamped(flow.forget_player(table, uid))
+        )
+        if outcome is None:
+            continue
+        what, old, new = outcome
+        done[what] += 1
+        for target in old.targets:  # the user's own board: keyboard off, id forgotten
+            if target.chat_id == uid and target.key in old.messages:
+                d.edit_markup(target.chat_id, old.messages[target.key], None)
+                await d.storage.drop_message(old.id, target.key)
+        if new is not None:
+            d.boards.show(new, previous=old)
+    invites = 0
+    invite = await d.storage.cancel_invite(uid)
+    if invite is not None:
+        invites = 1
+        if invite.message_id is not None:
+            d.edit_text(uid, invite.message_id, t.gettext("The invitation was withdrawn."))
+    lobbies = 0
+    for lobby in await d.storage.lobbies_of(uid):
+        if await d.storage.close_lobby(lobby.chat_id, lobby.id):
+            lobbies += 1
+            if lobby.message_id is not None:
+                d.edit_text(
+                    lobby.chat_id,
+                    lobby.message_id,
+                    texts(lobby.starter.lang).gettext("The game was cancelled."),
+                )
+    await d.storage.forget_user_keys(uid)
+    report = t.gettext(
+        "Your data was deleted.\nGames in progress resigned (your name removed): {resigned}\n"
+        "Finished games deleted: {deleted}\nInvitations withdrawn: {invites}\n"
+        "Open group games cancelled: {lobbies}",
+        resigned=done["resigned"],
+        deleted=done["deleted"],
+        invites=invites,
+        lobbies=lobbies,
+    )
+    if message is not None:
+        d.edit_text(message.chat.id, message.message_id, report)
+    return None

@@ -1,0 +1,151 @@
+"""The storage's atomic scripts against a real redis-server: chat pointers, lobbies, the unshown boards and
+their drawing lease, inbound token buckets and throttles."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import replace
+
+import pytest
+
+from bot.flow import ScriptedDice, resign, start_table
+from bot.storage import Bucket, ChatBusy, Gone, LobbyTaken, Storage, limit_key
+from bot.table import Lobby, Person, Table
+from engine import Game, Play
+
+ALICE, BOB, CAROL = Person(1, "Alice"), Person(2, "Bob"), Person(3, "Carol")
+
+
+async def no_computer(game: Game, level: str) -> Play:
+    raise AssertionError("no computer in these games")
+
+
+async def _computer_free(game_id: str, players: tuple[Person, Person], chat_id: int | None = None) -> Table:
+    mode = "group" if chat_id is not None else "friend"
+    return await start_table(
+        game_id,
+        mode,
+        "short",
+        players[0],
+        players[1],
+        "en",
+        ScriptedDice([6, 1]),
+        no_computer,
+        chat_id,
+    )
+
+
+@pytest.fixture
+async def storage(redis_url: str) -> AsyncIterator[Storage]:
+    store = Storage.from_url(redis_url)
+    yield store
+    await store.close()
+
+
+async def test_a_chat_with_a_live_game_refuses_a_second_live_game_but_not_one_after_the_first_ended(
+    storage: Storage,
+) -> None:
+    first = await _computer_free("first", (ALICE, BOB), chat_id=-10)
+    await storage.create(first)
+    second = await _computer_free("second", (CAROL, BOB), chat_id=-10)
+    with pytest.raises(ChatBusy) as busy:
+        await storage.create(second)
+    assert busy.value.game_id == "first"
+    assert await storage.load("second") is None, "a refused start writes nothing"
+    await storage.save(resign(first, ALICE.user_id, first.number))
+    await storage.create(second)  # the first game is over: the chat is free
+    current = await storage.game_of_chat(-10)
+    assert current is not None and current.id == "second"
+
+
+async def test_two_starts_in_one_chat_at_once_leave_exactly_one_game_that_the_chat_points_to(
+    storage: Storage,
+) -> None:
+    tables = [await _computer_free(f"g{i}", (ALICE, BOB)) for i in range(6)]  # the same two private chats
+    results = await asyncio.gather(*(storage.create(t) for t in tables), return_exceptions=True)
+    winners = [t for t, r in zip(tables, results, strict=True) if r is None]
+    assert len(winners) == 1, results
+    assert all(isinstance(r, ChatBusy) for r in results if r is not None)
+    for chat in (ALICE.user_id, BOB.user_id):
+        current = await storage.game_of_chat(chat)
+        assert current is not None and current.id == winners[0].id
+
+
+async def test_a_finished_game_saved_again_never_takes_the_chat_back_from_a_live_one(
+    storage: Storage,
+) -> None:
+    old = await _computer_free("old", (ALICE, BOB), chat_id=-11)
+    await storage.create(old)
+    over = resign(old, ALICE.user_id, old.number)
+    await storage.save(over)
+    new = await _computer_free("new", (CAROL, BOB), chat_id=-11)
+    await storage.create(new)
+    await storage.save(over.bump(players=over.players))  # e.g. a player of the old game forgets their data
+    current = await storage.game_of_chat(-11)
+    assert current is not None and current.id == "new"
+
+
+async def test_a_lobby_belongs_to_its_starter_until_it_is_joined_or_cancelled(storage: Storage) -> None:
+    alices = Lobby("lobby1", -20, "short", ALICE, message_id=5)
+    assert await storage.open_lobby(alices) is None
+    with pytest.raises(LobbyTaken) as taken:
+        await storage.open_lobby(Lobby("lobby2", -20, "long", BOB, message_id=6))
+    assert taken.value.lobby is not None and taken.value.lobby.starter == ALICE
+    again = Lobby("lobby3", -20, "long", ALICE, message_id=7)
+    assert await storage.open_lobby(again) == alices, "her own lobby is replaced and returned"
+    table = await _computer_free("lobby3", (ALICE, BOB), chat_id=-20)
+    with pytest.raises(Gone):
+        await storage.start_from_lobby(alices, replace(table, id="lobby1"))  # the replaced one is gone
+    await storage.start_from_lobby(again, table)
+    assert await storage.lobby(-20) is None
+    with pytest.raises(LobbyTaken) as game_on:
+        await storage.open_lobby(Lobby("lobby4", -20, "short", CAROL))
+    assert game_on.value.game_id == "lobby3"
+
+
+async def test_a_saved_change_is_unshown_until_its_boards_show_it_and_the_drawing_lease_is_let_go(
+    storage: Storage,
+) -> None:
+    table = await _computer_free("g", (ALICE, BOB), chat_id=-30)
+    await storage.create(table)
+    assert await storage.unshown() == ["g"]
+    held = await storage.hold_draw("g", "worker-a", 20)
+    assert held == ({}, {})
+    assert isinstance(await storage.hold_draw("g", "worker-b", 20), float), "one drawer at a time"
+    newer = table.bump()
+    await storage.save(newer)  # saved while worker-a draws the older version
+    assert await storage.shown("g", table.version, ("g",), True, "worker-a") == newer.version
+    assert await storage.unshown() == ["g"], "the newer version is not shown yet"
+    assert isinstance(await storage.hold_draw("g", "worker-b", 20), float), "worker-a keeps the lease"
+    assert await storage.shown("g", newer.version, ("g",), True, "worker-a") == newer.version
+    assert await storage.unshown() == []
+    assert await storage.hold_draw("g", "worker-b", 20) == ({}, {"g": newer.version}), "let go"
+
+
+async def test_a_due_unshown_game_is_claimed_by_one_healer_for_a_lease(storage: Storage) -> None:
+    table = await _computer_free("g", (ALICE, BOB), chat_id=-31)
+    await storage.create(table)
+    assert await storage.unshown(due_by=storage.now()) == [], "the saving worker has SHOW_LEASE seconds"
+    assert await storage.claim_unshown("g", force=True)
+    await storage.postpone_unshown("g", -1)  # overdue
+    assert await storage.unshown(due_by=storage.now()) == ["g"]
+    claims = await asyncio.gather(*(storage.claim_unshown("g", lease=30) for _ in range(5)))
+    assert sorted(claims) == [False] * 4 + [True]
+
+
+async def test_token_buckets_allow_a_burst_then_refuse_with_one_notice(storage: Storage) -> None:
+    mine = Bucket(limit_key("u9", "press"), 3, 0.001)
+    ours = Bucket(limit_key("c-9", "press"), 100, 0.001)
+    outcomes = [await storage.take_tokens((mine, ours)) for _ in range(6)]
+    assert outcomes[:3] == [(None, False)] * 3
+    assert outcomes[3] == (mine, True), "the first refusal is the one answered"
+    assert outcomes[4:] == [(mine, False)] * 2
+    other = Bucket(limit_key("u10", "press"), 3, 0.001)
+    assert await storage.take_tokens((other, ours)) == (None, False), "another user is not limited by mine"
+
+
+async def test_once_is_true_once_per_period(storage: Storage) -> None:
+    assert await storage.once("repoint:-1", 30)
+    assert not await storage.once("repoint:-1", 30)
+    assert await storage.once("repoint:-2", 30)
