@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+from collections.abc import AsyncIterator
 from dataclasses import replace
 
 from telegram import Bot
@@ -40,6 +41,8 @@ GIVEN_UP_RETRY = 3600.0  # seconds before a healer tries such a board again (a p
 MIN_GAP = 1.0  # seconds between two tries of a failing board, however often it is asked for
 HEAL_EVERY = 5.0  # seconds between two looks for overdue boards
 HEAL_BATCH = 50
+MAX_DRAWING = 64  # games drawn at once by one worker (the others wait, their pictures not yet rendered)
+MAX_HEALING = 200  # games a worker's healer keeps in hand at once (after an outage: the rest come later)
 DRAW_LEASE = (
     20.0  # seconds a worker holds a game's drawing lease without renewing it (a dead worker's lapses)
 )
@@ -58,6 +61,7 @@ class _Job:
         self.known: dict[str, tuple[int, Table]] = {}  # board key -> (its message id, the table it shows)
         self.holding = False  # whether this job holds the game's drawing lease
         self.sleeping = False  # waiting to try again (a failed board, another worker's lease)
+        self.force = False  # draw every board, even those known to show the latest version
         self.wake = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
 
@@ -108,6 +112,7 @@ class Boards:
         self._jobs: dict[str, _Job] = {}
         self._healer: asyncio.Task[None] | None = None
         self._stopping = False
+        self._drawing = asyncio.Semaphore(MAX_DRAWING)  # pictures in memory at once, waiting to be sent
         self.token = secrets.token_hex(8)  # this worker's name on drawing leases
         self.draws = 0  # boards drawn (edits and sends tried), for tests and benchmarks
 
@@ -118,9 +123,12 @@ class Boards:
         `previous`: the table before this change (if the boards showed it, a caption-only edit may do)."""
         self._kick(table.id, table, previous, current_gate())
 
-    def redraw(self, game_id: str) -> None:
-        """Draw a game's boards from its stored state (a marked game found by the healer)."""
+    def redraw(self, game_id: str, force: bool = False) -> None:
+        """Draw a game's boards from its stored state (a marked game found by the healer); `force`: even
+        the boards known to show it (a press says a board differs from what Redis believes)."""
         self._kick(game_id, None, None, current_gate())
+        if force and game_id in self._jobs:
+            self._jobs[game_id].force = True
 
     def busy(self, game_id: str) -> bool:
         """Whether this worker is drawing (or about to draw, or retrying) the game's boards now."""
@@ -142,9 +150,6 @@ class Boards:
         try:
             while True:
                 job.wake.clear()
-                while job.gate is not None and not job.gate.done():
-                    await passed(job.gate)
-                job.gate = None
                 boards = await self.storage.hold_draw(job.game_id, self.token, DRAW_LEASE)
                 if isinstance(boards, float):
                     # Another worker draws this game now: its last check sees our change too. If it died
@@ -153,6 +158,9 @@ class Boards:
                     job.reload = True  # the holder may have drawn newer changes meanwhile
                     continue
                 job.holding = True
+                while job.gate is not None and not job.gate.done():  # the press that changed it is answered
+                    await passed(job.gate)
+                job.gate = None
                 table, job.pending = job.pending, None
                 if table is None or job.reload:
                     job.reload = False
@@ -165,10 +173,12 @@ class Boards:
                 # what the boards show now, as the lease's previous holder left it
                 table = replace(table, messages=boards[0], shown=boards[1])
                 job.showing = table
-                try:
-                    complete, stored_version = await self._draw(job, table)
-                finally:
-                    job.showing = None
+                force, job.force = job.force, False
+                async with self._drawing, self._renewing(job):
+                    try:
+                        complete, stored_version = await self._draw(job, table, force)
+                    finally:
+                        job.showing = None
                 job.holding = stored_version > table.version  # the lease is let go when nothing is newer
                 if stored_version < 0:
                     return
@@ -208,6 +218,29 @@ class Boards:
                 with contextlib.suppress(StorageError):
                     await self.storage.release_draw(job.game_id, self.token)
 
+    @contextlib.asynccontextmanager
+    async def _renewing(self, job: _Job) -> AsyncIterator[None]:
+        """Keep the drawing lease while a draw takes long (a group's send limit, flood control, a slow
+        upload): renewed every third of its time, so it lapses only if this worker stops."""
+
+        async def renew() -> None:
+            while True:
+                await asyncio.sleep(DRAW_LEASE / 3)
+                try:
+                    held = await self.storage.hold_draw(job.game_id, self.token, DRAW_LEASE)
+                except StorageError:
+                    continue
+                if isinstance(held, float):
+                    log.error("game %s: the drawing lease was lost while drawing", job.game_id)
+                    return
+
+        task = asyncio.get_running_loop().create_task(renew(), name=f"boards-lease-{job.game_id}")
+        try:
+            yield
+        finally:
+            task.cancel()
+            await asyncio.wait({task})
+
     async def _sleep(self, job: _Job, delay: float) -> None:
         """Wait `delay`, or less if asked again (a press on the board), but at least MIN_GAP."""
         job.sleeping = True
@@ -219,26 +252,33 @@ class Boards:
         finally:
             job.sleeping = False
 
-    async def _draw(self, job: _Job, table: Table) -> tuple[bool, int]:
+    async def _draw(self, job: _Job, table: Table, force: bool = False) -> tuple[bool, int]:
         """Show every board of `table` that may be behind: (whether all of them show it now, the game's
         stored version, after which the lease was let go if it is still `table.version`)."""
-        targets = [t for t in table.targets if job.behind(table, t)]
+        targets = [t for t in table.targets if force or job.behind(table, t)]
         outcomes = await asyncio.gather(
-            *(self._draw_one(job, table, target) for target in targets), return_exceptions=True
+            *(self._draw_one(job, table, target, force) for target in targets), return_exceptions=True
         )
-        done: list[str] = []
+        done: list[str] = []  # boards that show `table` now
+        failed = 0
         for target, outcome in zip(targets, outcomes, strict=True):
             if isinstance(outcome, BaseException):
                 log.error("game %s: board %s failed", table.id, target.key, exc_info=outcome)
-            elif outcome is not Shown.FAILED:
+                failed += 1
+            elif outcome is Shown.SHOWN:
                 done.append(target.key)
-        complete = len(done) == len(targets)
+            elif outcome is Shown.FAILED:
+                failed += 1
+            # SKIPPED (the chat takes no messages): nothing to retry, but not shown either, so that a
+            # press there after an unblock redraws it
+        complete = failed == 0
         stored = await self.storage.shown(table.id, table.version, tuple(done), complete, self.token)
         return complete, stored
 
-    async def _draw_one(self, job: _Job, table: Table, target: Target) -> Shown:
+    async def _draw_one(self, job: _Job, table: Table, target: Target, force: bool) -> Shown:
         self.draws += 1
-        outcome = await display.show_board(self.bot, self.storage, table, target, job.shows(table, target))
+        previous = None if force else job.shows(table, target)  # forced: the message's picture is unknown
+        outcome = await display.show_board(self.bot, self.storage, table, target, previous)
         if outcome is Shown.SHOWN:
             stored = await self.storage.load(table.id) if target.key not in table.messages else table
             message_id = (stored or table).messages.get(target.key)
@@ -253,7 +293,10 @@ class Boards:
         Returns how many this worker took."""
         taken = 0
         due_by = None if everything else self.storage.now()
-        for game_id in await self.storage.unshown(due_by, 100_000 if everything else HEAL_BATCH):
+        room = MAX_HEALING - len(self._jobs)
+        if room <= 0:
+            return 0
+        for game_id in await self.storage.unshown(due_by, min(room, HEAL_BATCH if not everything else room)):
             if game_id in self._jobs:
                 continue
             if await self.storage.claim_unshown(game_id, force=everything):

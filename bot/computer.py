@@ -49,6 +49,13 @@ DECISION_TIMEOUT = 30.0  # seconds a worker owing decisions may go without an an
 MAX_MOVES = 4  # a turn is at most four single moves (a double)
 
 
+MAX_WAITING = 64  # decisions waiting for a worker's slot; past this a press is refused ("busy"), not queued
+
+
+class ComputerBusy(RuntimeError):
+    """Too many decisions wait for the computer: the press is refused (nothing saved), to be pressed again."""
+
+
 class BadAnswer(ValueError):
     """A computer worker's answer is not a legal, complete play for the decision it was asked."""
 
@@ -136,6 +143,10 @@ class ComputerProcesses(WorkerPool):
         """The computer's play at `level` for `game`'s turn, from a worker if one gives a legal answer;
         otherwise decided in a thread (and the worker's failure or bad answer logged)."""
         decision = Decision.of(game, level, seed)
+        if (
+            len(self._waiting) >= MAX_WAITING
+        ):  # every worker full and a queue behind them: refuse, not pile up
+            raise ComputerBusy(f"{len(self._waiting)} decisions wait for the computer processes")
         try:
             answer = await self.call(pickle.dumps(decision, protocol=pickle.HIGHEST_PROTOCOL))
             play = accepted_play(game, answer)

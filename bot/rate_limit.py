@@ -46,6 +46,8 @@ class ChatRateLimiter(BaseRateLimiter[int]):
         self._max_retries = max_retries
         self._paused_until: dict[int | str, float] = {}  # chat -> monotonic time its 429 pause ends
         self._all_paused_until = 0.0
+        self._pruned_at = 0.0
+        self._prune_above = _IDLE_LIMITERS
 
     async def initialize(self) -> None:
         """Nothing to set up."""
@@ -54,10 +56,16 @@ class ChatRateLimiter(BaseRateLimiter[int]):
         """Nothing to release."""
 
     def _group(self, chat: int | str) -> AsyncLimiter:
-        if len(self._groups) > _IDLE_LIMITERS:
+        now = time.monotonic()
+        if len(self._groups) > self._prune_above and now >= self._pruned_at + 1.0:  # at most once a second
+            self._pruned_at = now
             for key, limiter in list(self._groups.items()):
                 if key != chat and limiter.has_capacity(limiter.max_rate):
                     del self._groups[key]
+            self._prune_above = max(_IDLE_LIMITERS, 2 * len(self._groups))  # busy limiters: scan less often
+            for paused, until in list(self._paused_until.items()):
+                if until <= now:
+                    del self._paused_until[paused]
         found = self._groups.get(chat)
         if found is None:
             found = self._groups[chat] = AsyncLimiter(self._group_per_minute, 60)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import secrets
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -183,6 +184,7 @@ _SAVE_SCRIPT = (
 local raw = redis.call('GET', KEYS[1])
 local stored = ''
 if raw then stored = string.format('%d', cjson.decode(raw)['version']) end  -- not tostring: 1e+14
+if raw == ARGV[2] then return {1, stored, '', ''} end  -- a retry of this very write (its answer was lost)
 if stored ~= ARGV[1] then return {0, stored, 'version', ''} end
 local chats, sets = tonumber(ARGV[5]), tonumber(ARGV[7])
 local live = ARGV[9] == '1'
@@ -226,21 +228,22 @@ return {1, stored, '', ''}
 )
 
 # Boards shown: KEYS the messages hash, the unshown set, the game, its drawing lease. ARGV: [1] the game id,
-# [2] the version the boards now show, [3] "1" if every board of the game shows it, [4] the drawer's token,
-# then board keys. Each board's shown version ("v:<key>") only grows. If the game is still at that version,
-# it leaves the unshown set (when complete) and the drawer's lease is released: a change saved later finds
-# no lease, so its worker draws it. Returns the stored version (-1: the game is gone).
+# [2] the version the boards now show, [3] "1" if no board failed, [4] the drawer's token, then the keys of
+# the boards that show it now ("v:<key>" is what the last edit to land put there: the drawer holds the lease,
+# so edits land in order). If the game is still at that version, it leaves the unshown set (when complete)
+# and the drawer's lease is released: a change saved later finds no lease, so its worker draws it.
+# Returns the stored version (-1: the game is gone; nothing is written then).
 _SHOWN_SCRIPT = """
-for i = 5, #ARGV do
-  local field = 'v:' .. ARGV[i]
-  local had = tonumber(redis.call('HGET', KEYS[1], field) or '-1')
-  if tonumber(ARGV[2]) > had then redis.call('HSET', KEYS[1], field, ARGV[2]) end
-end
 local raw = redis.call('GET', KEYS[3])
 if not raw then
   redis.call('ZREM', KEYS[2], ARGV[1])
   if redis.call('GET', KEYS[4]) == ARGV[4] then redis.call('DEL', KEYS[4]) end
   return -1
+end
+for i = 5, #ARGV do redis.call('HSET', KEYS[1], 'v:' .. ARGV[i], ARGV[2]) end
+if #ARGV >= 5 then
+  local ttl = redis.call('TTL', KEYS[3])
+  if ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) end
 end
 local stored = string.format('%d', cjson.decode(raw)['version'])
 if stored ~= ARGV[2] then return tonumber(stored) end
@@ -270,12 +273,13 @@ return 1
 # replaces ("" for none), [3] the new message id. Set only if the board still has the message it replaces
 # (another worker may have sent one first); the hash lives as long as its game. Returns 1 if set.
 _NEW_MESSAGE_SCRIPT = """
+local ttl = redis.call('TTL', KEYS[2])
+if ttl <= 0 then return 0 end  -- the game is gone
 local current = redis.call('HGET', KEYS[1], ARGV[1]) or ''
 if current ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 redis.call('HDEL', KEYS[1], 'v:' .. ARGV[1])
-local ttl = redis.call('TTL', KEYS[2])
-if ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) end
+redis.call('EXPIRE', KEYS[1], ttl)
 return 1
 """
 
@@ -686,14 +690,20 @@ class Storage:
         """Use the invitation up and create its game in one step: Gone if it was used or withdrawn first,
         ChatBusy if one of the players has a live game."""
         await self.create(table, consumes=((invite_key(invite.token), "token", invite.token),))
-        key = user_invite_key(invite.starter.user_id)  # the starter's pointer: only an index
-        async with _redis_errors(f"invite {invite.token} used"), self._r.pipeline(transaction=True) as pipe:
-            await pipe.watch(key)
-            if await pipe.get(key) == invite.token:
-                pipe.multi()
-                pipe.delete(key)
-                with contextlib.suppress(WatchError):
-                    await pipe.execute()
+        key = user_invite_key(invite.starter.user_id)  # the starter's pointer: only an index, expiring
+        try:
+            async with (
+                _redis_errors(f"invite {invite.token} used"),
+                self._r.pipeline(transaction=True) as pipe,
+            ):
+                await pipe.watch(key)
+                if await pipe.get(key) == invite.token:
+                    pipe.multi()
+                    pipe.delete(key)
+                    with contextlib.suppress(WatchError):
+                        await pipe.execute()
+        except StorageError:  # the game is on: a stale pointer to a used invitation only finds nothing
+            log.warning("invite %s: its starter's pointer was not cleared", invite.token, exc_info=True)
 
     async def pending_invite(self, user_id: int) -> Invite | None:
         async with _redis_errors(f"user {user_id} invite"):
@@ -810,15 +820,31 @@ class Storage:
 
     async def once(self, what: str, seconds: float) -> bool:
         """True at most once per `seconds` for `what` (SET NX with an expiry): throttles shared by workers."""
-        async with _redis_errors(f"once {what}"):
-            return bool(await self._r.set(once_key(what), "1", nx=True, px=max(1, int(seconds * 1000))))
+        return await self._first(once_key(what), seconds, f"once {what}")
+
+    async def first_seen(self, what: str, seconds: float) -> float:
+        """When `what` was first seen in the last `seconds` (unix time; now, if this is the first time)."""
+        now = self._clock()
+        async with _redis_errors(f"first seen {what}"):
+            key = once_key(what)
+            if await self._r.set(key, repr(now), nx=True, px=max(1, int(seconds * 1000))):
+                return now
+            found = await self._r.get(key)
+        return now if found is None else float(found)
+
+    async def _first(self, key: str, seconds: float, what: str) -> bool:
+        """SET NX of a value of our own: a retry after a lost answer finds our value and is still first."""
+        mark = secrets.token_hex(8)
+        async with _redis_errors(what):
+            if await self._r.set(key, mark, nx=True, px=max(1, int(seconds * 1000))):
+                return True
+            return bool(await self._r.get(key) == mark)
 
     # ------------------------------------------------------------------ webhook deliveries
 
     async def first_delivery(self, update_id: int) -> bool:
         """True the first time any worker sees `update_id` (SET NX), False for a repeated delivery."""
-        async with _redis_errors(f"update {update_id}"):
-            return bool(await self._r.set(update_key(update_id), "1", nx=True, ex=UPDATE_TTL))
+        return await self._first(update_key(update_id), UPDATE_TTL, f"update {update_id}")
 
     # ------------------------------------------------------------------ diagnostics
 

@@ -15,18 +15,22 @@ from bot import flow
 from bot.callbacks import BadCallback, Callback
 from bot.flow import Refused
 from bot.handlers.claims import offer_claim
-from bot.handlers.common import N_, QUICKER, Deps, button, deps, load_table, menu_owner, message_of, person
+from bot.handlers.common import N_, Deps, button, deps, load_table, menu_owner, message_of, person
 from bot.i18n import Texts
 from bot.storage import ChatBusy
 from bot.table import Table
 
 BOARD_BEHIND = N_("The board was behind; here it is now.")
+BOARD_CHANGED = N_("The board has just changed. Look at it again.")
+STALE_WINDOW = 60.0  # seconds: a press on an old version of a current board that looks up to date...
+STALE_AGAIN = 3.0  # ...and another one this much later redraws it anyway (once per version)
 
 
-def check_board(d: Deps, table: Table, query: CallbackQuery, version: int) -> None:
+async def check_board(d: Deps, table: Table, query: CallbackQuery, version: int) -> None:
     """A press with an older version on the game's current board message: redraw it if it may be behind
-    (Refused: "here it is now"), else someone was quicker. Presses on older messages pass: flow refuses
-    them as out of date."""
+    (Refused: "here it is now"), else the board has just changed. Presses on older messages pass: flow
+    refuses them as out of date. Another such press seconds later on a board Redis believes up to date (the
+    person still sees old buttons: an edit landed out of order, say) redraws it anyway, once per version."""
     if version == table.version or query.message is None:
         return
     target = table.board_of(query.message.chat.id, query.message.message_id)
@@ -35,7 +39,12 @@ def check_board(d: Deps, table: Table, query: CallbackQuery, version: int) -> No
     if table.behind(target):
         d.boards.show(table)
         raise Refused(BOARD_BEHIND)
-    raise Refused(QUICKER)
+    since = await d.storage.first_seen(f"stale:{table.id}:{version}", STALE_WINDOW)
+    late = d.storage.now() - since >= STALE_AGAIN  # not a burst of taps: the person saw no change
+    if late and await d.storage.once(f"heal:{table.id}:{version}", STALE_WINDOW):
+        d.boards.redraw(table.id, force=True)
+        raise Refused(BOARD_BEHIND)
+    raise Refused(BOARD_CHANGED)
 
 
 async def commit(d: Deps, old: Table, new: Table) -> Table:
@@ -53,7 +62,7 @@ async def on_move(
     """A single move of the player on turn."""
     d = deps(context)
     table = await load_table(d.storage, cb.game)
-    check_board(d, table, query, cb.version)
+    await check_board(d, table, query, cb.version)
     await offer_claim(d, table, query, t)
     await commit(d, table, flow.press_move(table, query.from_user.id, cb.version, cb.src, cb.die))
     return None
@@ -66,7 +75,7 @@ async def on_undo(
     """Take back the last single move of this turn."""
     d = deps(context)
     table = await load_table(d.storage, cb.game)
-    check_board(d, table, query, cb.version)
+    await check_board(d, table, query, cb.version)
     await offer_claim(d, table, query, t)
     await commit(d, table, flow.press_undo(table, query.from_user.id, cb.version))
     return None
@@ -79,7 +88,7 @@ async def on_done(
     """End the turn; the opponent's dice are rolled (and the computer plays)."""
     d = deps(context)
     table = await load_table(d.storage, cb.game)
-    check_board(d, table, query, cb.version)
+    await check_board(d, table, query, cb.version)
     await offer_claim(d, table, query, t)
     new = await flow.press_done(table, query.from_user.id, cb.version, d.dice, d.computer)
     await commit(d, table, new)
@@ -114,7 +123,7 @@ async def on_rematch(
     """The next game of the series, on new board messages (the old ones lose their keyboards)."""
     d = deps(context)
     table = await load_table(d.storage, cb.game)
-    check_board(d, table, query, cb.version)
+    await check_board(d, table, query, cb.version)
     new = d.stamped(await flow.rematch(table, query.from_user.id, cb.version, d.dice, d.computer))
     try:  # one step: the version check, the chats (none may have started another game), the old boards
         await d.storage.save(new, new_boards=True)

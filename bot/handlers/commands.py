@@ -120,9 +120,11 @@ async def newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 async def point_to_board(d: Deps, t: Texts, table: Table, chat_id: int) -> None:
     """Say that a game is on, as a reply to its board in this chat (at most once per REPOINT_EVERY seconds);
     a board that was deleted is drawn again as a new message."""
+    target = next((x for x in table.targets if x.chat_id == chat_id), None)
+    if target is not None and table.behind(target):  # e.g. its player had blocked the bot: draw it now
+        d.boards.show(table)
     if not await d.storage.once(f"repoint:{chat_id}", REPOINT_EVERY):
         return
-    target = next((x for x in table.targets if x.chat_id == chat_id), None)
     message_id = None if target is None else table.messages.get(target.key)
     text = t.gettext(GAME_ON)
     bot = d.boards.bot
@@ -186,7 +188,9 @@ async def cancel_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
         raise Refused("There is no open game to cancel.")
     if lobby.starter.user_id != user.id:
         raise Refused("Only {name} can cancel this game.", name=lobby.starter.name)
-    if await d.storage.close_lobby(chat.id, lobby.id) and lobby.message_id is not None:
+    if not await d.storage.close_lobby(chat.id, lobby.id):
+        raise Refused("This game is no longer open.")  # joined (or cancelled) a moment ago
+    if lobby.message_id is not None:
         d.edit_text(chat.id, lobby.message_id, texts(lobby.starter.lang).gettext("The game was cancelled."))
     else:
         d.say(chat.id, t.gettext("The game was cancelled."))

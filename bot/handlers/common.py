@@ -16,6 +16,7 @@ from telegram.ext import ContextTypes
 from bot import callbacks, display
 from bot.boards import Boards
 from bot.callbacks import BadCallback, Callback
+from bot.computer import ComputerBusy
 from bot.config import DEFAULT_CLAIM_AFTER
 from bot.flow import ComputerPlayer, DiceSource, Refused
 from bot.i18n import Texts, texts
@@ -39,6 +40,7 @@ TRY_AGAIN = N_("The game storage is not available right now. Please try again in
 WENT_WRONG = N_("Something went wrong. Please try again.")
 GAME_ON = N_("A game is already going on here. Finish it or /resign first.")
 QUICKER = N_("Someone was quicker. Look at the board again.")
+COMPUTER_BUSY = N_("The computer is very busy right now. Press again in a moment.")
 
 
 @dataclass
@@ -178,6 +180,9 @@ def button(fn: CallbackBody) -> Handler:
             except StorageUnavailable:
                 log.exception("storage unavailable in %s", fn.__name__)
                 alert = t.gettext(TRY_AGAIN)
+            except ComputerBusy as err:
+                log.warning("press refused: %s", err)
+                alert = t.gettext(COMPUTER_BUSY)
             except Exception:
                 alert = t.gettext(WENT_WRONG)
                 raise  # on_error logs it with the update

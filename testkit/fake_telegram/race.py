@@ -31,6 +31,7 @@ POLITE = {
     "This game is over or no longer exists.",
     "That move is not possible now.",
     "The board was behind; here it is now.",
+    "The board has just changed. Look at it again.",
 }
 
 

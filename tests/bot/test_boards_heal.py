@@ -7,7 +7,9 @@ before its board's edit is sent."""
 
 from __future__ import annotations
 
+import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -16,19 +18,29 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 import redis
 
+from bot import boards
 from bot.flow import ScriptedDice, engine_computer
+from bot.handlers import board as board_handlers
 from bot.storage import UNSHOWN_KEY
 from testkit.fake_telegram import FakeTelegram, Fault, SimUser
-from testkit.fake_telegram.play import board, start_friend_game, start_group_game, wait_board
+from testkit.fake_telegram.play import (
+    board,
+    play_turn,
+    reply_to,
+    start_friend_game,
+    start_group_game,
+    wait_board,
+)
 from testkit.fake_telegram.runner import BotRunner
 from testkit.fake_telegram.server import BOT_TOKEN, CallbackAnswer, Stall
 
 ROOT = Path(__file__).resolve().parents[2]
 GROUP = -4101
 BEHIND = "The board was behind; here it is now."
-QUICKER = "Someone was quicker. Look at the board again."
+CHANGED = "The board has just changed. Look at it again."
 
 
 def bad_gateway() -> Fault:
@@ -159,7 +171,7 @@ def test_ten_stale_presses_on_a_board_that_is_behind_cost_at_most_one_edit(
         qids = [str(alice.press_data(stuck, stale, wait=False)) for _ in range(10)]
         answers = [tg.wait_answer(q) for q in qids]
         bot.settle()
-        assert all(a.show_alert and a.text in (BEHIND, QUICKER) for a in answers), answers
+        assert all(a.show_alert and a.text in (BEHIND, CHANGED) for a in answers), answers
         assert BEHIND in [a.text for a in answers]
         assert _edits_of(tg, GROUP, first.message_id) - edits_before == 1
         assert "Moves so far: 13/7" in (board(tg, GROUP).caption or "")
@@ -259,3 +271,77 @@ def test_a_bot_killed_between_the_save_and_the_edit_redraws_the_board_when_it_st
                     proc.wait()
             if proc is not None and proc.stderr is not None:
                 proc.stderr.close()
+
+
+def test_a_draw_slower_than_the_lease_keeps_it_so_no_other_worker_draws_meanwhile(
+    tg: FakeTelegram, redis_url: str, dice: ScriptedDice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(boards, "DRAW_LEASE", 0.6)  # renewed every 0.2 s while the edit waits
+    with running(tg, redis_url, dice) as bot:
+        alice, bob = SimUser(tg, 1, "Alice"), SimUser(tg, 2, "Bob")
+        dice.push(6, 1)
+        first = start_group_game(tg, GROUP, alice, bob, "short")
+        game_id = alice.button(first, "13→7").split(":")[1]
+        hold = tg.hold("editMessageMedia", chat_id=GROUP)  # Telegram takes 2 s for this edit
+        assert not _answer(alice, first, alice.button(first, "13→7")).show_alert
+        tg.wait_held(hold)
+        client = redis.Redis.from_url(redis_url, decode_responses=True)
+        try:
+            holders = set()
+            for _ in range(20):
+                holders.add(client.get(f"nardy:drawing:{game_id}"))
+                time.sleep(0.1)
+            assert len(holders) == 1 and None not in holders, holders
+        finally:
+            client.close()
+        tg.release(hold)
+        bot.settle()
+        assert "Moves so far: 13/7" in (board(tg, GROUP).caption or "")
+
+
+def test_a_board_in_a_chat_that_blocked_the_bot_is_redrawn_when_its_player_comes_back(
+    tg: FakeTelegram, redis_url: str, dice: ScriptedDice
+) -> None:
+    with running(tg, redis_url, dice) as bot:
+        alice, bob = SimUser(tg, 1, "Alice"), SimUser(tg, 2, "Bob")
+        dice.push(1, 6, 6, 1)  # Bob (black) moves first with 6-1
+        alice_board, bob_board = start_friend_game(tg, alice, bob, "short")
+        tg.set_blocked(alice.id)
+        play_turn(bob, bob_board, random.Random(1))
+        bot.settle()
+        assert _unshown(redis_url) == [], "a blocked chat is not tried again and again"
+        stale = tg.message(alice.id, alice_board.message_id)
+        assert not stale.buttons, "Alice's board never got her turn"
+        tg.set_blocked(alice.id, False)
+        reply_to(alice, "/newgame")  # back: she asks for a game, and is pointed to this one
+        bot.settle()
+        assert tg.message(alice.id, alice_board.message_id).buttons, "her board shows her turn now"
+        assert not bot.errors.records, bot.errors.messages()
+
+
+def test_a_board_redis_wrongly_believes_up_to_date_is_redrawn_by_a_second_press_seconds_later(
+    tg: FakeTelegram, redis_url: str, dice: ScriptedDice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(board_handlers, "STALE_AGAIN", 0.3)
+    with running(tg, redis_url, dice, board_retry=600.0, heal_every=600.0) as bot:
+        alice, bob = SimUser(tg, 1, "Alice"), SimUser(tg, 2, "Bob")
+        dice.push(6, 1)
+        first = start_group_game(tg, GROUP, alice, bob, "short")
+        tg.inject(bad_gateway())
+        assert not _answer(alice, first, alice.button(first, "13→7")).show_alert
+        bot.settle()
+        game_id = alice.button(first, "8→7").split(":")[1]
+        client = redis.Redis.from_url(redis_url, decode_responses=True)
+        try:  # as if an older edit had landed after a newer one: Redis says shown, the message is old
+            stored = json.loads(client.get(f"nardy:game:{game_id}") or "{}")["version"]
+            client.hset(f"nardy:game:{game_id}:messages", "v:g", str(stored))
+        finally:
+            client.close()
+        stuck = tg.message(GROUP, first.message_id)
+        stale = alice.button(stuck, "8→7")
+        assert _answer(alice, stuck, stale).text == CHANGED
+        assert "Moves so far" not in (board(tg, GROUP).caption or "")
+        time.sleep(0.4)
+        answer = alice.press_data(stuck, stale)
+        assert isinstance(answer, CallbackAnswer) and answer.text == BEHIND
+        assert "Moves so far: 13/7" in (board(tg, GROUP).caption or ""), "redrawn anyway"

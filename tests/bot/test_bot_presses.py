@@ -49,7 +49,7 @@ def test_an_old_button_on_a_board_already_showing_the_latest_move_is_refused_and
     version = _version(redis_url, game_id)
     edits = board(tg, GROUP).edits
     text = _alert(alice.press_data(old, old.buttons[1]["callback_data"]))  # pressed before the edit arrived
-    assert text == "Someone was quicker. Look at the board again."
+    assert text == "The board has just changed. Look at it again."
     assert board(tg, GROUP).edits == edits, "a board that shows the latest move is not drawn again"
     assert _version(redis_url, game_id) == version
     assert "Moves so far: 13/7" in (board(tg, GROUP).caption or "")
@@ -109,7 +109,8 @@ def test_a_double_tap_applies_once(
     alert = next(a.text for a in answers if a.show_alert)
     assert alert in (
         "The board was behind; here it is now.",  # the second tap came before the board was redrawn
-        "Someone was quicker. Look at the board again.",  # ... after it, or lost the compare-and-set
+        "The board has just changed. Look at it again.",  # ... after it
+        "Someone was quicker. Look at the board again.",  # ... or lost the compare-and-set
     )
     assert _version(redis_url, data.split(":")[1]) == version + 1
     bot.settle()

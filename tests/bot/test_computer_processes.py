@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from bot import computer
 from bot.computer import ComputerProcesses, Decision, accepted_play
 from bot.config import Config, ConfigError
 from bot.flow import engine_computer
@@ -164,6 +165,24 @@ async def test_more_decisions_than_the_queue_bound_all_complete_and_no_worker_is
         assert all(same_play(c, e) for c, e in zip(chosen, expected, strict=True))
         assert (computers.from_workers, computers.in_thread) == (12, 0)
         assert computers.most_queued == 2, "the bound was reached and never passed"
+    finally:
+        await computers.stop()
+
+
+async def test_past_max_waiting_decisions_a_press_is_refused_as_busy_instead_of_queued(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(computer, "MAX_WAITING", 3)
+    computers = ComputerProcesses(1, queue_bound=1)
+    await computers.start()
+    try:
+        asked = [(GAMES[i % len(GAMES)], seed) for i, seed in enumerate(range(8))]
+        outcomes = await asyncio.gather(
+            *(computers.choose(g, "expert", s) for g, s in asked), return_exceptions=True
+        )
+        busy = [o for o in outcomes if isinstance(o, computer.ComputerBusy)]
+        made = [o for o in outcomes if isinstance(o, Play)]
+        assert len(busy) == 4 and len(made) == 4, outcomes  # 1 written to the worker, 3 waiting
     finally:
         await computers.stop()
 

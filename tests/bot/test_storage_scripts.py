@@ -149,3 +149,43 @@ async def test_once_is_true_once_per_period(storage: Storage) -> None:
     assert await storage.once("repoint:-1", 30)
     assert not await storage.once("repoint:-1", 30)
     assert await storage.once("repoint:-2", 30)
+
+
+async def test_a_save_retried_after_its_answer_was_lost_is_taken_as_done(storage: Storage) -> None:
+    table = await _computer_free("g", (ALICE, BOB), chat_id=-40)
+    await storage.create(table)
+    await storage.create(table)  # the same write again (redis-py retries once on a timeout): no conflict
+    moved = table.bump()
+    await storage.save(moved)
+    await storage.save(moved)
+    loaded = await storage.load("g")
+    assert loaded is not None and loaded.version == moved.version
+
+
+async def test_boards_shown_record_the_last_edit_and_a_gone_game_leaves_no_key_behind(
+    storage: Storage, redis_url: str
+) -> None:
+    table = await _computer_free("g", (ALICE, BOB), chat_id=-41)
+    await storage.create(table)
+    await storage.set_message("g", "g", 77)
+    assert await storage.hold_draw("g", "w", 20) == ({"g": 77}, {})
+    newer = table.bump()
+    await storage.save(newer)
+    await storage.shown("g", newer.version, ("g",), True, "w")
+    await storage.shown("g", table.version, ("g",), True, "w")  # an older edit landed last
+    loaded = await storage.load("g")
+    assert loaded is not None and loaded.shown == {"g": table.version}
+    assert loaded.behind(loaded.targets[0]), "the board is behind again: a press there redraws it"
+
+    await storage.delete_game(loaded)
+    assert await storage.shown("g", newer.version, ("g",), True, "w") == -1
+    assert not await storage.new_message("g", "g", None, 78)
+    assert await storage.keys("nardy:game:*") == [], "nothing written for a game that is gone"
+
+
+async def test_an_update_is_first_delivered_once_and_a_first_sighting_keeps_its_time(
+    storage: Storage,
+) -> None:
+    assert await storage.first_delivery(5)
+    assert not await storage.first_delivery(5)
+    assert await storage.first_seen("x", 60) == await storage.first_seen("x", 60)
