@@ -50,6 +50,10 @@ def main() -> int:
         computer=engine_computer(processes=computers),
         drop_repeats=webhook,
         claim_after=config.claim_after,
+        seek_timeout=config.seek_timeout,
+        remind_after=config.remind_after,
+        reminders_per_game=config.reminders_per_game,
+        media_chat=config.media_chat_id,
     )
     loop = new_event_loop()
     log.info("event loop: %s.%s", type(loop).__module__, type(loop).__name__)

@@ -15,22 +15,26 @@ from telegram.ext import (
     ApplicationBuilder,
     BaseRateLimiter,
     CallbackQueryHandler,
+    ChosenInlineResultHandler,
     CommandHandler,
+    InlineQueryHandler,
     MessageHandler,
     TypeHandler,
     filters,
 )
 
 from bot.boards import HEAL_EVERY, RETRY_FIRST, Boards
-from bot.config import api_base_url, claim_after_from_env
-from bot.flow import ComputerPlayer, DiceSource, SecretDice, engine_computer
-from bot.handlers import board, claims, commands, forget, gate, menus
+from bot.config import api_base_url, claim_after_from_env, reminders_from_env, seek_timeout_from_env
+from bot.flow import ComputerPlayer, DiceSource, FairDice, engine_computer
+from bot.handlers import board, claims, commands, fairness, forget, gate, inline, menus, quickmatch, settings
 from bot.handlers.common import Deps, on_error
 from bot.handlers.gate import Limits
 from bot.http_request import AiohttpRequest
 from bot.i18n import LANGUAGES, texts
 from bot.outbox import Outbox
 from bot.rate_limit import ChatRateLimiter
+from bot.reminders import Reminders
+from bot.settings import SettingsCache
 from bot.storage import Storage
 
 log = logging.getLogger(__name__)
@@ -38,9 +42,11 @@ log = logging.getLogger(__name__)
 # Bot API connections of the aiohttp session (bot/http_request.py); a request waits for a free one.
 CONNECTIONS = 32
 REQUESTS = "nardy.requests"
+REMINDERS = "nardy.reminders"
+SWEEPER = "nardy.sweeper"  # ends quick-match searches that waited too long (bot/handlers/quickmatch.py)
 # The updates the bot handles: no edited messages (an edited "/resign" must not resign again), no
 # channel posts, polls or member changes.
-ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY]
+ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.INLINE_QUERY, Update.CHOSEN_INLINE_RESULT]
 
 
 def new_event_loop() -> asyncio.AbstractEventLoop:
@@ -64,8 +70,20 @@ def settle_heap() -> None:
     gc.freeze()
 
 
-PRIVATE_COMMANDS = ("newgame", "resign", "cancel", "claim", "rules", "help", "forget", "start")
-GROUP_COMMANDS = ("newgame", "resign", "cancel", "claim", "rules", "help")
+PRIVATE_COMMANDS = (
+    "newgame",
+    "resign",
+    "cancel",
+    "claim",
+    "settings",
+    "verify",
+    "seed",
+    "rules",
+    "help",
+    "forget",
+    "start",
+)
+GROUP_COMMANDS = ("newgame", "resign", "cancel", "claim", "verify", "rules", "help")
 
 
 def command_menu(lang: str, names: tuple[str, ...]) -> list[BotCommand]:
@@ -80,6 +98,9 @@ def command_menu(lang: str, names: tuple[str, ...]) -> list[BotCommand]:
         "cancel": t.gettext("Withdraw an open game or invitation"),
         "claim": t.gettext("Claim the win from an opponent who stopped moving"),
         "forget": t.gettext("Delete my data"),
+        "settings": t.gettext("Language, confirming turns, board colours"),
+        "verify": t.gettext("Check a game's dice"),
+        "seed": t.gettext("My own seed for the dice"),
     }
     return [BotCommand(name, about[name]) for name in names]
 
@@ -121,11 +142,15 @@ async def on_start(app: Application) -> None:
     except TelegramError as err:  # the menus are a nicety: the bot works without them
         log.warning("could not set the command menus and descriptions: %s", err)
     services(app).boards.start()
+    app.bot_data[REMINDERS].start()
+    app.bot_data[SWEEPER].start()
 
 
 async def on_stop(app: Application) -> None:
     """Before the bot stops: boards being drawn and queued messages get a few seconds to go out."""
     d = services(app)
+    await app.bot_data[REMINDERS].stop()  # first: a reminder it takes still goes out through the outbox
+    await app.bot_data[SWEEPER].stop()  # likewise a search it ends
     await d.boards.stop()
     await d.outbox.close()
 
@@ -157,6 +182,10 @@ def build_application(
     heal_every: float | None = None,
     request_timeout: float = 5.0,
     board_retry: float | None = None,
+    remind_after: float | None = None,
+    reminders_per_game: int | None = None,
+    media_chat: int | None = None,
+    seek_timeout: float | None = None,
 ) -> Application:
     """The bot: storage, dice (secrets unless a test scripts them), the computer opponent, every handler.
 
@@ -164,7 +193,10 @@ def build_application(
     claims of abandoned games. `drop_repeats` (webhook workers): an update delivered twice is handled once.
     `limits`: inbound limits per user and chat (None: off). `heal_every`: seconds between two looks for
     boards left behind; `board_retry`: seconds before a failed board is first tried again (doubling).
-    `request_timeout`: seconds to wait for a Bot API answer (uploads: four times it)."""
+    `request_timeout`: seconds to wait for a Bot API answer (uploads: four times it). `remind_after` and
+    `reminders_per_game` (default: NARDY_REMIND_AFTER, NARDY_REMINDERS_PER_GAME): turn reminders. `media_chat`
+    (NARDY_MEDIA_CHAT_ID): where inline games' pictures are uploaded; None: no inline games. `seek_timeout`
+    (default: NARDY_SEEK_TIMEOUT, else 300 s): how long a quick-match search waits for an opponent."""
     root = api_url or "https://api.telegram.org"
     requests = (
         AiohttpRequest(
@@ -179,7 +211,7 @@ def build_application(
         .token(token)
         .base_url(api_base_url(root))
         .base_file_url(api_base_url(root).removesuffix("/bot") + "/file/bot")
-        .rate_limiter(rate_limiter or ChatRateLimiter())
+        .rate_limiter(rate_limiter or ChatRateLimiter(unlimited=() if media_chat is None else (media_chat,)))
         .concurrent_updates(True)
         .request(requests[0])
         .get_updates_request(requests[1])
@@ -189,22 +221,43 @@ def build_application(
     )
     app = builder.build()
     app.bot_data[REQUESTS] = requests
+    outbox = Outbox()
     boards = Boards(
         app.bot,
         storage,
         heal_every=HEAL_EVERY if heal_every is None else heal_every,
         retry_first=RETRY_FIRST if board_retry is None else board_retry,
+        media_chat=media_chat,
     )
+    env_after, env_count = (
+        reminders_from_env() if remind_after is None or reminders_per_game is None else (0.0, 0)
+    )
+    reminders = Reminders(
+        app.bot,
+        storage,
+        outbox,
+        env_after if remind_after is None else remind_after,
+        env_count if reminders_per_game is None else reminders_per_game,
+    )
+    storage.remind_after = reminders.remind_after if reminders.on else 0.0  # each save schedules its reminder
+    app.bot_data[REMINDERS] = reminders
     app.bot_data["nardy"] = Deps(
         storage=storage,
-        dice=dice or SecretDice(),
+        dice=dice or FairDice(),
         computer=computer or engine_computer(),
         boards=boards,
-        outbox=Outbox(),
+        outbox=outbox,
+        settings=SettingsCache(storage),
         limits=limits,
+        media_chat=media_chat,
         claim_after=claim_after_from_env() if claim_after is None else claim_after,
+        seek_timeout=seek_timeout_from_env() if seek_timeout is None else seek_timeout,
         clock=clock or time.time,
     )
+    d = app.bot_data["nardy"]
+    boards.unreachable = lambda table, target: claims.player_unreachable(d, table, target)
+    boards.settings = d.settings  # private boards are drawn in their player's language and colours
+    app.bot_data[SWEEPER] = quickmatch.Sweeper(d)
 
     if drop_repeats:
         app.add_handler(TypeHandler(Update, gate.drop_repeated_update), group=-2)
@@ -217,6 +270,9 @@ def build_application(
     app.add_handler(CommandHandler("resign", commands.resign_command, filters=only_new))
     app.add_handler(CommandHandler("cancel", commands.cancel_command, filters=only_new))
     app.add_handler(CommandHandler("claim", claims.claim_command, filters=only_new))
+    app.add_handler(CommandHandler("settings", settings.settings_command, filters=only_new))
+    app.add_handler(CommandHandler("seed", fairness.seed_command, filters=only_new))
+    app.add_handler(CommandHandler("verify", fairness.verify_command, filters=only_new))
     app.add_handler(CommandHandler(("forget", "deletedata"), forget.forget_command, filters=only_new))
     app.add_handler(CallbackQueryHandler(menus.on_variant, pattern=r"^v:"))
     app.add_handler(CallbackQueryHandler(menus.on_opponent, pattern=r"^o:"))
@@ -224,13 +280,22 @@ def build_application(
     app.add_handler(CallbackQueryHandler(menus.on_join, pattern=r"^j:"))
     app.add_handler(CallbackQueryHandler(menus.on_cancel_lobby, pattern=r"^x:"))
     app.add_handler(CallbackQueryHandler(menus.on_cancel_invite, pattern=r"^xi:"))
-    app.add_handler(CallbackQueryHandler(board.on_move, pattern=r"^m:"))
+    app.add_handler(CallbackQueryHandler(quickmatch.on_find, pattern=r"^qm:"))
+    app.add_handler(CallbackQueryHandler(quickmatch.on_stop, pattern=r"^qs:"))
+    app.add_handler(CallbackQueryHandler(board.on_move, pattern=r"^mm?:"))
     app.add_handler(CallbackQueryHandler(board.on_undo, pattern=r"^u:"))
     app.add_handler(CallbackQueryHandler(board.on_done, pattern=r"^d:"))
     app.add_handler(CallbackQueryHandler(board.on_resign_answer, pattern=r"^r[yn]:"))
     app.add_handler(CallbackQueryHandler(board.on_rematch, pattern=r"^r:"))
     app.add_handler(CallbackQueryHandler(claims.on_claim, pattern=r"^c:"))
     app.add_handler(CallbackQueryHandler(forget.on_forget, pattern=r"^f[yn]:"))
+    app.add_handler(CallbackQueryHandler(settings.on_setting, pattern=r"^s:"))
+    app.add_handler(InlineQueryHandler(inline.on_inline_query))
+    app.add_handler(ChosenInlineResultHandler(inline.on_chosen_result))
+    app.add_handler(CallbackQueryHandler(inline.on_accept, pattern=r"^ia:"))
+    app.add_handler(CallbackQueryHandler(inline.on_cancel_challenge, pattern=r"^ix:"))
+    app.add_handler(CallbackQueryHandler(inline.on_inline_menu, pattern=r"^im:"))
+    app.add_handler(CallbackQueryHandler(inline.on_inline_back, pattern=r"^ib:"))
     app.add_handler(CallbackQueryHandler(board.on_unknown))
     app.add_handler(
         MessageHandler(

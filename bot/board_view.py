@@ -2,13 +2,31 @@
 
 from __future__ import annotations
 
+from bot.i18n import Texts
 from bot.table import Table
-from engine import Phase, Side
+from engine import Game, Phase, Side
 from render.view import BoardView, MoveMark
 
 
-def board_view(table: Table, viewer: Side, names: tuple[str, str], status: str, pips_label: str) -> BoardView:
-    """The board of `table` drawn from `viewer`'s side, with the turn in progress (moves made) shown."""
+def start_view(variant: str, t: Texts) -> BoardView:
+    """The start position of `variant`, as a challenge card shows it (nobody's turn yet)."""
+    board = Game.new(variant).board()
+    return BoardView(
+        game=variant,
+        points=tuple(board.points),
+        bar=tuple(board.bar),  # type: ignore[arg-type]
+        off=tuple(board.off),  # type: ignore[arg-type]
+        names=(t.gettext("White"), t.gettext("Black")),
+        status=t.gettext("Who will accept?"),
+        pips_label=t.gettext("pips"),
+    )
+
+
+def board_view(
+    table: Table, viewer: Side, names: tuple[str, str], status: str, pips_label: str, theme: str = "light"
+) -> BoardView:
+    """The board of `table` drawn from `viewer`'s side, with the turn in progress (moves made) shown, in the
+    colours of `theme` (render.theme.THEMES)."""
     game = table.game
     rules = game.rules
     dice: tuple[int, ...] = ()
@@ -46,4 +64,5 @@ def board_view(table: Table, viewer: Side, names: tuple[str, str], status: str, 
         status=status,
         winner=winner,
         pips_label=pips_label,
+        theme=theme,
     )

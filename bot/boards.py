@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 
 from telegram import Bot
@@ -29,6 +29,7 @@ from telegram import Bot
 from bot import display
 from bot.display import Shown
 from bot.outbox import Gate, current_gate, passed
+from bot.settings import SettingsCache
 from bot.storage import SHOW_LEASE, Storage, StorageError
 from bot.table import Table, Target
 
@@ -41,6 +42,7 @@ GIVEN_UP_RETRY = 3600.0  # seconds before a healer tries such a board again (a p
 MIN_GAP = 1.0  # seconds between two tries of a failing board, however often it is asked for
 HEAL_EVERY = 5.0  # seconds between two looks for overdue boards
 HEAL_BATCH = 50
+INLINE = 0  # the "message id" of an inline board in a job's notes (its message never changes)
 MAX_DRAWING = 64  # games drawn at once by one worker (the others wait, their pictures not yet rendered)
 MAX_HEALING = 200  # games a worker's healer keeps in hand at once (after an outage: the rest come later)
 DRAW_LEASE = (
@@ -78,7 +80,7 @@ class _Job:
             self.gate = gate
         if previous is not None:  # what the boards showed before this change, if they were up to date
             for target in previous.targets:
-                message_id = previous.messages.get(target.key)
+                message_id = INLINE if target.inline_id is not None else previous.messages.get(target.key)
                 if message_id is not None and previous.shown.get(target.key) == previous.version:
                     self.known.setdefault(target.key, (message_id, previous))
         self.wake.set()
@@ -86,7 +88,8 @@ class _Job:
     def shows(self, table: Table, target: Target) -> Table | None:
         """The table `target`'s current message is known (to this job) to show, if any."""
         found = self.known.get(target.key)
-        if found is None or found[0] != table.messages.get(target.key):
+        message = INLINE if target.inline_id is not None else table.messages.get(target.key)
+        if found is None or found[0] != message:
             return None
         return found[1]
 
@@ -104,9 +107,11 @@ class Boards:
         storage: Storage,
         heal_every: float = HEAL_EVERY,
         retry_first: float = RETRY_FIRST,
+        media_chat: int | None = None,
     ) -> None:
         self.bot = bot
         self.storage = storage
+        self.media_chat = media_chat  # where inline boards' pictures are uploaded (NARDY_MEDIA_CHAT_ID)
         self.heal_every = heal_every
         self.retry_first = retry_first
         self._jobs: dict[str, _Job] = {}
@@ -115,6 +120,12 @@ class Boards:
         self._drawing = asyncio.Semaphore(MAX_DRAWING)  # pictures in memory at once, waiting to be sent
         self.token = secrets.token_hex(8)  # this worker's name on drawing leases
         self.draws = 0  # boards drawn (edits and sends tried), for tests and benchmarks
+        # called with a table and each of its boards whose chat took no message (403, or gone): the app sets it
+        # to bot/handlers/claims.py's player_unreachable (the opponent is told and may claim)
+        self.unreachable: Callable[[Table, Target], Awaitable[None]] | None = None
+        # players' /settings (bot/settings.py): a private board is drawn in its player's language and colours
+        # as they are when it is drawn (the app sets it; None: as the table has them, light)
+        self.settings: SettingsCache | None = None
 
     # ------------------------------------------------------------------ asking for a board
 
@@ -129,6 +140,14 @@ class Boards:
         self._kick(game_id, None, None, current_gate())
         if force and game_id in self._jobs:
             self._jobs[game_id].force = True
+
+    def restyle(self, game_id: str, key: str) -> None:
+        """Board `key` of a game should look different (its player chose another language or colours): draw
+        it again, from scratch (the caller has unmarked it in Redis: storage.unmark_shown)."""
+        job = self._jobs.get(game_id)
+        if job is not None:
+            job.known.pop(key, None)
+        self.redraw(game_id)
 
     def busy(self, game_id: str) -> bool:
         """Whether this worker is drawing (or about to draw, or retrying) the game's boards now."""
@@ -260,6 +279,7 @@ class Boards:
             *(self._draw_one(job, table, target, force) for target in targets), return_exceptions=True
         )
         done: list[str] = []  # boards that show `table` now
+        skipped: list[Target] = []
         failed = 0
         for target, outcome in zip(targets, outcomes, strict=True):
             if isinstance(outcome, BaseException):
@@ -269,17 +289,48 @@ class Boards:
                 done.append(target.key)
             elif outcome is Shown.FAILED:
                 failed += 1
-            # SKIPPED (the chat takes no messages): nothing to retry, but not shown either, so that a
-            # press there after an unblock redraws it
+            else:  # SKIPPED (the chat takes no messages): nothing to retry, but not shown either, so that
+                skipped.append(target)  # a press there after an unblock redraws it
         complete = failed == 0
         stored = await self.storage.shown(table.id, table.version, tuple(done), complete, self.token)
+        hook = self.unreachable
+        for target in skipped:
+            if hook is None:
+                break
+            try:
+                await hook(table, target)
+            except StorageError as err:
+                log.warning("game %s: board %s unreachable, not recorded: %s", table.id, target.key, err)
+            except Exception:
+                log.exception("game %s: board %s unreachable, not recorded", table.id, target.key)
         return complete, stored
+
+    async def _personal(self, table: Table, target: Target) -> Target:
+        """`target` in its player's language and colours, if it is a player's private board."""
+        viewer = target.viewer
+        if self.settings is None or viewer is None or target.inline_id is not None:
+            return target
+        player = table.players[viewer]
+        if not player.reachable or target.chat_id != player.user_id:
+            return target
+        try:
+            chosen = await self.settings.get(player.user_id)
+        except StorageError as err:  # drawn as the table has it (the language the game started with)
+            log.info("game %s: settings of %s unavailable (%s)", table.id, player.user_id, err)
+            return target
+        return replace(target, lang=chosen.language(target.lang), theme=chosen.theme)
 
     async def _draw_one(self, job: _Job, table: Table, target: Target, force: bool) -> Shown:
         self.draws += 1
+        target = await self._personal(table, target)
         previous = None if force else job.shows(table, target)  # forced: the message's picture is unknown
-        outcome = await display.show_board(self.bot, self.storage, table, target, previous)
+        outcome = await display.show_board(
+            self.bot, self.storage, table, target, previous, media_chat=self.media_chat
+        )
         if outcome is Shown.SHOWN:
+            if target.inline_id is not None:
+                job.known[target.key] = (INLINE, table)
+                return outcome
             stored = await self.storage.load(table.id) if target.key not in table.messages else table
             message_id = (stored or table).messages.get(target.key)
             if message_id is not None:

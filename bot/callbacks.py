@@ -1,6 +1,7 @@
 """Callback data: short routed strings (<= 64 bytes) carrying the game id and the state version.
 
   m:<game>:<version>:<src>:<die>   a single move          u:<game>:<version>  undo
+  mm:<game>:<version>:<src>:<die>:<then>  one checker moved twice: by <die>, then on from there by <then>
   d:<game>:<version>               done                   r:<game>:<version>  rematch
   ry:<game>:<number>:<user> / rn:  resign yes / no (only the user who asked)
   v:<user>:<variant>               new game: variant      o:<user>:<variant>:c|f  opponent: computer / friend
@@ -8,6 +9,11 @@
   xi:<token>                       withdraw an invitation
   c:<game>:<version>:<user>        claim the win from an idle opponent (only that user)
   fy:<user> / fn:<user>            delete my data: yes / no (only that user)
+  s:<user>:<setting>:<choice>      /settings: lang auto|en|ru, confirm auto|on|off, theme light|dark (only that user)
+  qm:<user>:<variant>              quick match: find an opponent (only that user)
+  qs:<user>:<token>                quick match: stop searching (only that user; that search only)
+  ia:<token> / ix:<token>          accept / withdraw an inline challenge
+  im:<game>:<version> / ib:...     an inline board's resign-or-claim menu / back to the board
 Anything else is garbage; decode() raises BadCallback and the user gets a short alert."""
 
 from __future__ import annotations
@@ -20,6 +26,9 @@ MAX_BYTES = 64
 _ID = r"[A-Za-z0-9_-]{1,24}"
 _PATTERNS: dict[str, re.Pattern[str]] = {
     "m": re.compile(rf"^m:(?P<game>{_ID}):(?P<version>\d{{1,9}}):(?P<src>\d{{1,2}}):(?P<die>[1-6])$"),
+    "mm": re.compile(
+        rf"^mm:(?P<game>{_ID}):(?P<version>\d{{1,9}}):(?P<src>\d{{1,2}}):(?P<die>[1-6]):(?P<then>[1-6])$"
+    ),
     "u": re.compile(rf"^u:(?P<game>{_ID}):(?P<version>\d{{1,9}})$"),
     "d": re.compile(rf"^d:(?P<game>{_ID}):(?P<version>\d{{1,9}})$"),
     "r": re.compile(rf"^r:(?P<game>{_ID}):(?P<version>\d{{1,9}})$"),
@@ -31,9 +40,24 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
     "j": re.compile(rf"^j:(?P<lobby>{_ID})$"),
     "x": re.compile(rf"^x:(?P<lobby>{_ID})$"),
     "xi": re.compile(rf"^xi:(?P<token>{_ID})$"),
+    "ia": re.compile(rf"^ia:(?P<token>{_ID})$"),
+    "ix": re.compile(rf"^ix:(?P<token>{_ID})$"),
+    "im": re.compile(rf"^im:(?P<game>{_ID}):(?P<version>\d{{1,9}})$"),
+    "ib": re.compile(rf"^ib:(?P<game>{_ID}):(?P<version>\d{{1,9}})$"),
     "c": re.compile(rf"^c:(?P<game>{_ID}):(?P<version>\d{{1,9}}):(?P<user>\d{{1,20}})$"),
     "fy": re.compile(r"^fy:(?P<user>\d{1,20})$"),
     "fn": re.compile(r"^fn:(?P<user>\d{1,20})$"),
+    "s": re.compile(
+        r"^s:(?P<user>\d{1,20}):(?P<setting>lang|confirm|theme):(?P<choice>auto|en|ru|on|off|light|dark)$"
+    ),
+    "qm": re.compile(r"^qm:(?P<user>\d{1,20}):(?P<variant>short|long)$"),
+    "qs": re.compile(rf"^qs:(?P<user>\d{{1,20}}):(?P<token>{_ID})$"),
+}
+# the choices each setting of "s:" takes (bot/settings.py CHOICES; a test checks they agree)
+SETTING_CHOICES: dict[str, tuple[str, ...]] = {
+    "lang": ("auto", "en", "ru"),
+    "confirm": ("auto", "on", "off"),
+    "theme": ("light", "dark"),
 }
 # the routing pattern for CallbackQueryHandler: every action this module knows
 ROUTE = re.compile(r"^(" + "|".join(_PATTERNS) + r"):")
@@ -51,12 +75,15 @@ class Callback:
     number: int = 0
     src: int = 0
     die: int = 0
+    then: int = 0  # "mm": the die the same checker goes on with
     user: int = 0
     variant: str = ""
     who: str = ""
     level: str = ""
     lobby: str = ""
     token: str = ""
+    setting: str = ""
+    choice: str = ""
 
 
 def _checked(data: str) -> str:
@@ -67,6 +94,10 @@ def _checked(data: str) -> str:
 
 def move(game: str, version: int, src: int, die: int) -> str:
     return _checked(f"m:{game}:{version}:{src}:{die}")
+
+
+def move_on(game: str, version: int, src: int, die: int, then: int) -> str:
+    return _checked(f"mm:{game}:{version}:{src}:{die}:{then}")
 
 
 def undo(game: str, version: int) -> str:
@@ -109,12 +140,42 @@ def cancel_invite(token: str) -> str:
     return _checked(f"xi:{token}")
 
 
+def accept_challenge(token: str) -> str:
+    return _checked(f"ia:{token}")
+
+
+def cancel_challenge(token: str) -> str:
+    return _checked(f"ix:{token}")
+
+
+def inline_menu(game: str, version: int) -> str:
+    return _checked(f"im:{game}:{version}")
+
+
+def inline_back(game: str, version: int) -> str:
+    return _checked(f"ib:{game}:{version}")
+
+
 def claim(game: str, version: int, user: int) -> str:
     return _checked(f"c:{game}:{version}:{user}")
 
 
 def forget(user: int, yes: bool) -> str:
     return _checked(f"{'fy' if yes else 'fn'}:{user}")
+
+
+def find_opponent(user: int, name: str) -> str:
+    return _checked(f"qm:{user}:{name}")
+
+
+def stop_seeking(user: int, token: str) -> str:
+    return _checked(f"qs:{user}:{token}")
+
+
+def setting(user: int, name: str, choice: str) -> str:
+    if choice not in SETTING_CHOICES.get(name, ()):
+        raise ValueError(f"{choice!r} is not a choice of setting {name!r}")
+    return _checked(f"s:{user}:{name}:{choice}")
 
 
 def decode(data: str | None) -> Callback:
@@ -130,11 +191,16 @@ def decode(data: str | None) -> Callback:
         raise BadCallback(f"callback data {data!r} is not a known button")
     fields = match.groupdict()
     values: dict[str, Any] = {
-        k: int(v) if k in ("version", "number", "src", "die", "user") else v for k, v in fields.items()
+        k: int(v) if k in ("version", "number", "src", "die", "then", "user") else v
+        for k, v in fields.items()
     }
     if any(str(values[k]) != v for k, v in fields.items() if isinstance(values[k], int)):
         raise BadCallback(f"callback data {data!r}: a number written with a leading zero")  # never sent so
     callback = Callback(action=action, **values)
-    if action == "m" and not 1 <= callback.src <= 25:
+    if action in ("m", "mm") and not 1 <= callback.src <= 25:
         raise BadCallback(f"callback data {data!r}: point {callback.src} is not 1..25")
+    if action == "s" and callback.choice not in SETTING_CHOICES[callback.setting]:
+        raise BadCallback(
+            f"callback data {data!r}: {callback.choice!r} is not a choice of {callback.setting}"
+        )
     return callback

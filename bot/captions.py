@@ -92,6 +92,12 @@ def _event_line(t: Texts, table: Table, who: tuple[str, str], event: dict[str, A
             name=who[int(event["s"])],
             other=who[1 - int(event["s"])],
         )
+    if kind == "gone":
+        return t.gettext(
+            "{name} could not be reached (blocked the bot or deleted the chat); the game was claimed by {other}.",
+            name=who[int(event["s"])],
+            other=who[1 - int(event["s"])],
+        )
     return None
 
 
@@ -159,5 +165,20 @@ def caption(t: Texts, table: Table, viewer: Side | None) -> str:
                 "Pips: {white} {w}, {black} {b}", white=who[0], black=who[1], w=white_pips, b=black_pips
             )
         )
+    fair = fair_line(t, table)
+    if fair:
+        lines.append(fair)
     text = "\n".join(lines)
     return text if len(text) <= CAPTION_LIMIT else text[: CAPTION_LIMIT - 1] + "…"
+
+
+def fair_line(t: Texts, table: Table) -> str | None:
+    """The dice's line: the commitment to the secret seed (its SHA-256) while the game runs, the seed itself
+    once the game is over; and how to check them."""
+    fair = table.fair
+    if fair is None:
+        return None
+    game = fair.game
+    if table.over:
+        return t.gettext("🔓 Dice seed: {seed} (/verify {game})", seed=fair.server_seed, game=game)
+    return t.gettext("🔒 Dice commitment: {hash} (/verify {game})", hash=fair.commitment, game=game)

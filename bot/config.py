@@ -34,6 +34,12 @@ class Config:
     listens (the URL's path is served); WEBHOOK_SECRET (required in webhook mode: without it anyone who
     reaches the port could post updates as any user) is checked on every delivery.
     NARDY_CLAIM_AFTER: seconds a player on turn may stay idle before the opponent may claim the game.
+    NARDY_SEEK_TIMEOUT: seconds a quick-match search waits for an opponent before it ends (1..86400; 300).
+    NARDY_REMIND_AFTER: seconds a player on turn against another person may stay idle before the bot nudges
+    them in their private chat (0: no reminders); NARDY_REMINDERS_PER_GAME: at most that many nudges per
+    game of a series (0: none).
+    NARDY_MEDIA_CHAT_ID: a chat of the bot's (a private channel) where the pictures of inline games' boards
+    are uploaded first (an inline message's media can be edited to a file_id only); unset: no inline games.
     NARDY_RENDER_PROCESSES: processes that draw the board pictures (0: a thread of the bot's own process);
     by default one fewer than the CPUs, at most 2, so that the event loop keeps a core to itself.
     NARDY_COMPUTER_PROCESSES: processes that make the computer opponent's decisions (default 1; 0: a
@@ -51,6 +57,10 @@ class Config:
     render_processes: int = 0
     computer_processes: int = 1
     claim_after: float = 24 * 3600.0
+    seek_timeout: float = 300.0
+    remind_after: float = 600.0
+    reminders_per_game: int = 3
+    media_chat_id: int | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Config:
@@ -87,8 +97,19 @@ class Config:
                 "post updates as any user. Set WEBHOOK_SECRET (1-256 of A-Z a-z 0-9 _ -), the same for every worker"
             )
         claim_after = claim_after_from_env(env)
+        seek_timeout = seek_timeout_from_env(env)
+        remind_after, reminders_per_game = reminders_from_env(env)
+        raw_media = env.get("NARDY_MEDIA_CHAT_ID", "").strip()
+        if raw_media and not re.fullmatch(r"-?[0-9]{1,20}", raw_media):
+            raise ConfigError(
+                f"NARDY_MEDIA_CHAT_ID={raw_media!r} is not a chat id (a number, e.g. -1001234567890 for a channel)"
+            )
         return cls(
+            media_chat_id=int(raw_media) if raw_media else None,
             claim_after=claim_after,
+            seek_timeout=seek_timeout,
+            remind_after=remind_after,
+            reminders_per_game=reminders_per_game,
             token=token,
             webhook_url=webhook_url,
             webhook_listen=env.get("WEBHOOK_LISTEN", "").strip() or "0.0.0.0",
@@ -129,6 +150,58 @@ def claim_after_from_env(environ: Mapping[str, str] | None = None) -> float:
         raise ConfigError(f"NARDY_CLAIM_AFTER={raw!r} is not a number of seconds") from None
     if not 0 <= value < float("inf"):
         raise ConfigError(f"NARDY_CLAIM_AFTER={raw!r} must be 0 or more seconds")
+    return value
+
+
+DEFAULT_REMIND_AFTER = 600.0
+DEFAULT_REMINDERS_PER_GAME = 3
+MAX_REMINDERS_PER_GAME = 100
+
+
+def reminders_from_env(environ: Mapping[str, str] | None = None) -> tuple[float, int]:
+    """NARDY_REMIND_AFTER (seconds of idleness before a turn reminder; 0: none) and NARDY_REMINDERS_PER_GAME
+    (at most that many per game of a series; 0: none)."""
+    env = os.environ if environ is None else environ
+    raw = env.get("NARDY_REMIND_AFTER", "").strip()
+    after = DEFAULT_REMIND_AFTER
+    if raw:
+        try:
+            after = float(raw)
+        except ValueError:
+            raise ConfigError(
+                f"NARDY_REMIND_AFTER={raw!r} is not a number of seconds (0: no turn reminders)"
+            ) from None
+        if not 0 <= after < float("inf"):
+            raise ConfigError(f"NARDY_REMIND_AFTER={raw!r} must be 0 or more seconds (0: no turn reminders)")
+    raw_count = env.get("NARDY_REMINDERS_PER_GAME", "").strip()
+    count = DEFAULT_REMINDERS_PER_GAME
+    if raw_count:
+        if not (raw_count.isascii() and raw_count.isdigit()) or int(raw_count) > MAX_REMINDERS_PER_GAME:
+            raise ConfigError(
+                f"NARDY_REMINDERS_PER_GAME={raw_count!r} is not a number of reminders "
+                f"(0..{MAX_REMINDERS_PER_GAME}; 0: no turn reminders)"
+            )
+        count = int(raw_count)
+    return after, count
+
+
+DEFAULT_SEEK_TIMEOUT = 300.0
+MAX_SEEK_TIMEOUT = 24 * 3600.0
+
+
+def seek_timeout_from_env(environ: Mapping[str, str] | None = None) -> float:
+    """NARDY_SEEK_TIMEOUT: seconds a quick-match search waits for an opponent before it ends (with an offer to
+    play the computer); 1 second to a day."""
+    env = os.environ if environ is None else environ
+    raw = env.get("NARDY_SEEK_TIMEOUT", "").strip()
+    if not raw:
+        return DEFAULT_SEEK_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"NARDY_SEEK_TIMEOUT={raw!r} is not a number of seconds") from None
+    if not 1 <= value <= MAX_SEEK_TIMEOUT:
+        raise ConfigError(f"NARDY_SEEK_TIMEOUT={raw!r} must be 1 to {MAX_SEEK_TIMEOUT:.0f} seconds")
     return value
 
 

@@ -56,6 +56,7 @@ def _view(table: Table, target: Target) -> object:
         captions.names(t, table),
         captions.status_line(t, table, target.viewer),
         t.gettext("pips"),
+        target.theme,
     )
 
 
@@ -78,6 +79,21 @@ def same_picture(previous: Table | None, table: Table, target: Target, view: obj
     )
 
 
+def same_words(
+    previous: Table | None, target: Target, text: str, markup: InlineKeyboardMarkup | None
+) -> bool:
+    """Whether `target`'s board of `previous` (whose picture looks the same) had this very caption and
+    keyboard (the buttons' data included: they carry the version): then the message already shows it."""
+    if previous is None:
+        return False
+    t = texts(target.lang)
+    before = board_markup(t, previous, target.viewer)
+    return captions.caption(t, previous, target.viewer) == text and (
+        (before is None and markup is None)
+        or (before is not None and markup is not None and before.to_dict() == markup.to_dict())
+    )
+
+
 class Shown(Enum):
     """What became of one board: shown (or already showing it), failed (to be tried again), or skipped (the
     chat takes no messages from the bot: blocked, or left the group; nothing to try again)."""
@@ -88,12 +104,20 @@ class Shown(Enum):
 
 
 async def show_board(
-    bot: Bot, storage: Storage, table: Table, target: Target, previous: Table | None, again: bool = True
+    bot: Bot,
+    storage: Storage,
+    table: Table,
+    target: Target,
+    previous: Table | None,
+    again: bool = True,
+    media_chat: int | None = None,
 ) -> Shown:
     """Bring `target`'s board message up to date with `table`: an edit in place (only the caption and
     keyboard when the picture looks as it did for `previous`, the table the message shows), or a new
     message when there is none or it is gone. A timeout is a failure: the edit may or may not have been
     made, so the board is drawn again later ("message is not modified" then confirms it)."""
+    if target.inline_id is not None:
+        return await _show_inline(bot, table, target, previous, media_chat)
     message_id = table.messages.get(target.key)
     if message_id is None and again:  # another worker (or an earlier show) may have sent it meanwhile
         stored = await storage.load(table.id)
@@ -105,6 +129,8 @@ async def show_board(
         if message_id is not None:
             try:
                 if same_picture(previous, table, target, view):
+                    if same_words(previous, target, text, markup):  # nothing visible changed: no call
+                        return Shown.SHOWN
                     await bot.edit_message_caption(
                         chat_id=target.chat_id, message_id=message_id, caption=text, reply_markup=markup
                     )
@@ -164,6 +190,50 @@ async def show_board(
         return Shown.FAILED
     except TelegramError as err:
         log.warning("game %s: could not show the board in chat %s: %r", table.id, target.chat_id, err)
+        return Shown.FAILED
+
+
+async def upload(bot: Bot, media_chat: int, image: bytes) -> str:
+    """Send a picture to the bot's media chat and return its file_id: an inline message's media can only be
+    edited to a file_id or a URL, never to an upload (Telegram's rule)."""
+    sent = await bot.send_photo(chat_id=media_chat, photo=image, disable_notification=True)
+    if not sent.photo:
+        raise BadRequest(f"the media chat {media_chat} gave back no photo")
+    return sent.photo[-1].file_id
+
+
+async def _show_inline(
+    bot: Bot, table: Table, target: Target, previous: Table | None, media_chat: int | None
+) -> Shown:
+    """An inline message's board: a caption-only edit when the picture looks the same, else the picture is
+    first uploaded to the media chat and the message's media edited to its file_id."""
+    view, text, markup = _render_parts(table, target)
+    try:
+        if same_picture(previous, table, target, view):
+            await bot.edit_message_caption(
+                inline_message_id=target.inline_id, caption=text, reply_markup=markup
+            )
+            return Shown.SHOWN
+        if media_chat is None:
+            log.error("game %s: an inline board needs NARDY_MEDIA_CHAT_ID to change its picture", table.id)
+            return Shown.SKIPPED
+        file_id = await upload(bot, media_chat, await render(view))
+        await bot.edit_message_media(
+            inline_message_id=target.inline_id,
+            media=InputMediaPhoto(file_id, caption=text),
+            reply_markup=markup,
+        )
+        return Shown.SHOWN
+    except BadRequest as err:
+        if is_not_modified(err):
+            return Shown.SHOWN
+        if is_gone(err):  # the inline message was deleted: there is nowhere to send another one
+            log.warning("game %s: its inline message is gone (%s); the game goes on", table.id, err.message)
+            return Shown.SKIPPED
+        log.error("game %s: Telegram refused the inline board: %s", table.id, err.message)
+        return Shown.FAILED
+    except TelegramError as err:
+        log.warning("game %s: could not show the inline board: %r", table.id, err)
         return Shown.FAILED
 
 

@@ -8,13 +8,14 @@ import math
 import random
 import secrets
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import replace
 from typing import Any, Protocol
 
 from bot.computer import ComputerProcesses, Decision, decide_in_thread
 from bot.table import Person, Table, new_id
-from engine import Game, NardyError, Phase, Play, Side
+from engine import OFF, Game, NardyError, Phase, Play, Side
+from engine.fair_dice import SEED_BYTES, FairSeeds, recorded_rolls
 
 MAX_EVENTS = 6
 
@@ -29,16 +30,27 @@ class Refused(Exception):
 
 
 class DiceSource(Protocol):
-    def die(self) -> int:
-        """One die, 1..6."""
+    def roll(self, fair: FairSeeds | None, n: int) -> tuple[int, int]:
+        """Roll number `n` of a game (from 0; an opening roll's first die is white's): two dice, 1..6.
+        `fair`: the game's seeds (None for a game stored before the bot's dice were provably fair)."""
         ...
 
 
-class SecretDice:
-    """Real dice for real games: the `secrets` module (never `random`)."""
+class FairDice:
+    """Real dice for real games: each roll derived from the game's seeds (engine/fair_dice.py), whose
+    server seed comes from the `secrets` module (never `random`) when the game starts."""
 
-    def die(self) -> int:
-        return secrets.randbelow(6) + 1
+    def roll(self, fair: FairSeeds | None, n: int) -> tuple[int, int]:
+        if fair is None:  # a game begun before the dice were provably fair: plain secret dice
+            return secrets.randbelow(6) + 1, secrets.randbelow(6) + 1
+        return fair.roll(n)
+
+
+def new_fair_seeds(game: str, clients: tuple[str | None, str | None]) -> FairSeeds:
+    """A game's seeds: a fresh secret from the OS's CSPRNG and each side's client seed (a random one for a
+    side that set none): `game` is "<game id>/<number in the series>"."""
+    seeds = tuple(c if c else secrets.token_hex(8) for c in clients)
+    return FairSeeds(secrets.token_hex(SEED_BYTES), (seeds[0], seeds[1]), game)
 
 
 class ScriptedDice:
@@ -65,6 +77,9 @@ class ScriptedDice:
             return self._queue.popleft()
         except IndexError:
             return self._rng.randint(1, 6)
+
+    def roll(self, fair: FairSeeds | None, n: int) -> tuple[int, int]:
+        return self.die(), self.die()
 
 
 ComputerPlayer = Callable[[Game, str], Awaitable[Play]]
@@ -97,11 +112,14 @@ async def advance(
     game = table.game
     log = list(events or [])
     score = table.score
+    fair = table.fair
+    rolls = fair.rolls if fair is not None else 0
     for _ in range(10_000):
         if game.phase is Phase.OVER:
             break
         if game.phase is Phase.OPENING:
-            white, black = dice.die(), dice.die()
+            white, black = dice.roll(fair, rolls)
+            rolls += 1
             game = game.opening_roll(white, black)
             log.append(
                 _event(
@@ -110,7 +128,8 @@ async def advance(
             )
             continue
         if game.phase is Phase.ROLL:
-            game = game.roll(dice.die(), dice.die())
+            game = game.roll(*dice.roll(fair, rolls))
+            rolls += 1
             continue
         side = game.turn
         player = table.players[side]
@@ -137,7 +156,9 @@ async def advance(
         points = list(score)
         points[game.result.winner] += game.result.points
         score = (points[0], points[1])
-    return table.bump(game=game, moves=(), events=tuple(log[-MAX_EVENTS:]), score=score)
+    if fair is not None and rolls != fair.rolls:
+        fair = replace(fair, rolls=rolls)
+    return table.bump(game=game, moves=(), events=tuple(log[-MAX_EVENTS:]), score=score, fair=fair)
 
 
 # ---------------------------------------------------------------------- starting games
@@ -153,8 +174,11 @@ async def start_table(
     dice: DiceSource,
     computer: ComputerPlayer,
     chat_id: int | None = None,
+    inline_id: str | None = None,
+    clients: tuple[str | None, str | None] = (None, None),
 ) -> Table:
-    """A new table with the opening roll made (and whatever follows without a decision)."""
+    """A new table with the opening roll made (and whatever follows without a decision). `clients`: the
+    players' own seeds for the dice (None: a random one), white's and black's."""
     table = Table(
         id=game_id,
         mode=mode,
@@ -162,9 +186,24 @@ async def start_table(
         players=(white, black),
         lang=lang,
         chat_id=chat_id,
+        inline_id=inline_id,
         version=0,
+        fair=new_fair_seeds(f"{game_id}/1", clients),
     )
     return await advance(table, dice, computer)
+
+
+def fair_proof(table: Table) -> dict[str, Any] | None:
+    """What checks the dice of `table`'s current game once it is over (None: a game without seeds)."""
+    if table.fair is None:
+        return None
+    return {
+        "number": table.number,
+        "variant": table.game.game,
+        "fair": table.fair.to_json(),
+        "rolls": [list(r) for r in recorded_rolls(table.game)],
+        "over": table.over,
+    }
 
 
 def new_game_id() -> str:
@@ -187,14 +226,21 @@ def _check_turn(table: Table, user_id: int, version: int) -> Side:
     return side
 
 
-def press_move(table: Table, user_id: int, version: int, src: int, die: int) -> Table:
-    """One single move of the player on turn, chosen by (src, die)."""
+def press_move(
+    table: Table, user_id: int, version: int, src: int, die: int, then: int | None = None
+) -> Table:
+    """One single move of the player on turn, chosen by (src, die); with `then`, the same checker goes on
+    from where it lands with the die `then` (two single moves in one press: one board edit, not two)."""
     _check_turn(table, user_id, version)
     step = table.step()
     move = step.find(src, die)
     if move is None:
         raise Refused("That move is not possible now.")
     moves = table.moves + ((src, die),)
+    if then is not None:
+        if move.dst == OFF or table.game.turn_step(moves).find(move.dst, then) is None:
+            raise Refused("That move is not possible now.")
+        moves += ((move.dst, then),)
     return table.bump(moves=only_completion(table.game, moves) or moves)
 
 
@@ -207,6 +253,33 @@ def only_completion(game: Game, moves: tuple[tuple[int, int], ...]) -> tuple[tup
     while step_moves := game.turn_step(made).next_moves:  # every next move leads to that one ending
         made += ((step_moves[0].src, step_moves[0].die),)
     return made if len(made) > len(moves) else None
+
+
+def turn_ends(table: Table) -> bool:
+    """Whether the turn in progress leaves nothing to choose and can finish: ✅ Done is all that is left."""
+    if table.over or table.game.phase is not Phase.MOVE:
+        return False
+    step = table.step()
+    return not step.next_moves and step.can_finish and step.play is not None
+
+
+async def press_move_to_end(
+    table: Table,
+    user_id: int,
+    version: int,
+    src: int,
+    die: int,
+    dice: DiceSource,
+    computer: ComputerPlayer,
+    then: int | None = None,
+) -> Table:
+    """A single move for a player who does not confirm turns with ✅ Done: the move that leaves nothing to
+    choose ends the turn as Done would (the opponent's dice are rolled, forced plays and the computer's
+    turn played), in the same one version step. There is no Undo after it: the turn is over."""
+    moved = press_move(table, user_id, version, src, die, then)
+    if not turn_ends(moved):
+        return moved
+    return await press_done(replace(moved, version=table.version), user_id, version, dice, computer)
 
 
 def press_undo(table: Table, user_id: int, version: int) -> Table:
@@ -251,9 +324,15 @@ def resign(table: Table, user_id: int, number: int) -> Table:
 
 
 async def rematch(
-    table: Table, user_id: int, version: int, dice: DiceSource, computer: ComputerPlayer
+    table: Table,
+    user_id: int,
+    version: int,
+    dice: DiceSource,
+    computer: ComputerPlayer,
+    clients: tuple[str | None, str | None] = (None, None),
 ) -> Table:
-    """The next game of the series (Game.rematch keeps the series rules), same players and sides."""
+    """The next game of the series (Game.rematch keeps the series rules), same players and sides, its dice
+    from new seeds (`clients` as for start_table); the game just over stays verifiable (Table.proof)."""
     if table.version != version:
         raise Refused("This board is out of date. Use the latest message.")
     if table.side_of(user_id) is None:
@@ -262,7 +341,16 @@ async def rematch(
         raise Refused("This game is not over yet.")
     if any(p.forgotten for p in table.players):
         raise Refused("The other player has left: no rematch. Send /newgame to start a new game.")
-    nxt = replace(table, game=table.game.rematch(), moves=(), events=(), number=table.number + 1)
+    number = table.number + 1
+    nxt = replace(
+        table,
+        game=table.game.rematch(),
+        moves=(),
+        events=(),
+        number=number,
+        fair=new_fair_seeds(f"{table.id}/{number}", clients),
+        proof=fair_proof(table),
+    )
     return await advance(nxt, dice, computer)
 
 
@@ -283,8 +371,14 @@ def idle_side(table: Table, now: float, claim_after: float) -> Side | None:
     return side if table.players[side].reachable else None
 
 
-def check_claim(table: Table, user_id: int, now: float, claim_after: float) -> Side:
-    """The idle side that `user_id` may claim the game from; Refused with the reason otherwise."""
+def check_claim(
+    table: Table, user_id: int, now: float, claim_after: float, unreachable: Collection[Side] = ()
+) -> Side:
+    """The idle side that `user_id` may claim the game from; Refused with the reason otherwise.
+
+    `unreachable`: sides the bot could not reach (403: they blocked it or deleted the chat) since their board
+    was last shown. Such an opponent cannot see the game, so they may be claimed from at once, whoever's turn
+    it is (their board shown again clears the mark: they came back)."""
     side = table.side_of(user_id)
     if side is None:
         raise Refused("You are not playing in this game.")
@@ -292,6 +386,8 @@ def check_claim(table: Table, user_id: int, now: float, claim_after: float) -> S
         raise Refused("This game is over.")
     if table.mode == "computer":
         raise Refused("There is nothing to claim in a game against the computer. Send /resign to end it.")
+    if side.other in unreachable and table.players[side.other].reachable:
+        return side.other
     if table.game.turn is side:
         raise Refused("It is your turn: there is nothing to claim.")
     if idle_side(table, now, claim_after) is None:
@@ -308,16 +404,28 @@ def check_claim(table: Table, user_id: int, now: float, claim_after: float) -> S
     return table.game.turn
 
 
-def claim(table: Table, user_id: int, version: int, now: float, claim_after: float) -> Table:
-    """The opponent of an idle player claims the game: scored like a resignation of the idle player."""
-    if table.version != version:
+def claim(
+    table: Table,
+    user_id: int,
+    version: int,
+    now: float,
+    claim_after: float,
+    unreachable: Collection[Side] = (),
+) -> Table:
+    """The opponent of an idle (or unreachable: see check_claim) player claims the game: scored like a
+    resignation of that player. The button's version must be the game's, except against an unreachable
+    player (who cannot see the game: what changed since the button was sent does not matter)."""
+    side = table.side_of(user_id)
+    if table.version != version and (side is None or side.other not in unreachable):
         raise Refused("This board is out of date. Use the latest message.")
-    idle = check_claim(table, user_id, now, claim_after)
+    idle = check_claim(table, user_id, now, claim_after, unreachable)
+    gone = idle in unreachable
     game = table.game.resign(idle)
     score = list(table.score)
     if game.result is not None:
         score[game.result.winner] += game.result.points
-    return table.bump(game=game, moves=(), events=(_event("claim", s=int(idle)),), score=(score[0], score[1]))
+    event = _event("gone" if gone else "claim", s=int(idle))
+    return table.bump(game=game, moves=(), events=(event,), score=(score[0], score[1]))
 
 
 # ---------------------------------------------------------------------- deleting a user's data

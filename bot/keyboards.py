@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
@@ -10,7 +12,10 @@ from bot import callbacks
 from bot.captions import level_name, variant_name
 from bot.i18n import Texts
 from bot.table import Table
-from engine import BAR, OFF, Move, Phase, Side
+from engine import BAR, OFF, Dice, Move, Phase, Position, Rules, Side
+
+if TYPE_CHECKING:
+    from bot.settings import Settings
 
 ROW = 4
 LEVELS = ("beginner", "intermediate", "expert")
@@ -50,6 +55,8 @@ def board_markup(t: Texts, table: Table, viewer: Side | None) -> InlineKeyboardM
         for m, label in zip(moves, labels)
     ]
     rows = [buttons[i : i + ROW] for i in range(0, len(buttons), ROW)]
+    onward = move_on_buttons(t, table)
+    rows += [onward[i : i + ROW] for i in range(0, len(onward), ROW)]
     last: list[InlineKeyboardButton] = []
     if table.moves:
         last.append(
@@ -61,7 +68,83 @@ def board_markup(t: Texts, table: Table, viewer: Side | None) -> InlineKeyboardM
         )
     if last:
         rows.append(last)
+    if table.mode == "inline":  # no /resign or /claim where the bot may not be: a button instead
+        rows.append(
+            [
+                InlineKeyboardButton(
+                    t.gettext("⚑ Resign or claim"),
+                    callback_data=callbacks.inline_menu(table.id, table.version),
+                )
+            ]
+        )
     return InlineKeyboardMarkup(rows) if rows else None
+
+
+def move_on_buttons(t: Texts, table: Table) -> list[InlineKeyboardButton]:
+    """One checker moved twice in one press: by a die, then on from where it lands by another (`13→7→6`),
+    one button per checker and final point, below the single moves (which stay: every route can still be
+    taken step by step). Offered when a turn starts; a press, and in a group a board edit, fewer for the
+    most common plays."""
+    game = table.game
+    if table.moves or game.phase is not Phase.MOVE or game.dice is None:
+        return []
+    return [
+        InlineKeyboardButton(
+            f"{move_label(t, first)}→{'⌂' if second.dst == OFF else second.dst}{'*' if second.hit else ''}",
+            callback_data=callbacks.move_on(table.id, table.version, first.src, first.die, second.die),
+        )
+        for first, second in moved_twice(game.rules, game.position, game.dice)
+    ]
+
+
+@lru_cache(maxsize=1024)
+def moved_twice(rules: Rules, position: Position, dice: Dice) -> tuple[tuple[Move, Move], ...]:
+    """The legal starts of a turn in which one checker moves twice: (first move, the same checker on),
+    one per checker and final point, read from the turn's legal plays (the engine keeps them for the move
+    picker: no search of its own). Memoised by content: every board of a turn asks again."""
+    found: dict[tuple[int, int], tuple[Move, Move]] = {}
+    for play in rules.turn_plays(position, dice):
+        if len(play.moves) < 2:
+            continue
+        first, second = play.moves[0], play.moves[1]
+        if first.dst != OFF and second.src == first.dst:
+            found.setdefault((first.src, second.dst), (first, second))
+    return tuple(sorted(found.values(), key=lambda pair: (-pair[0].src, -pair[1].dst)))
+
+
+def challenge_markup(t: Texts, token: str) -> InlineKeyboardMarkup:
+    """Under an inline challenge card: Accept (anyone else, or the named user), Cancel (the challenger)."""
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(t.gettext("✅ Accept"), callback_data=callbacks.accept_challenge(token)),
+                InlineKeyboardButton(t.gettext("Cancel"), callback_data=callbacks.cancel_challenge(token)),
+            ]
+        ]
+    )
+
+
+def inline_menu_markup(t: Texts, table: Table, user_id: int) -> InlineKeyboardMarkup:
+    """An inline board's menu, opened by the player `user_id`: resign (theirs only), claim, back."""
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    t.gettext("🏳 Resign"),
+                    callback_data=callbacks.resign(table.id, table.number, user_id, True),
+                ),
+                InlineKeyboardButton(
+                    t.gettext("🏳 Claim win"), callback_data=callbacks.claim(table.id, table.version, user_id)
+                ),
+            ],
+            [
+                InlineKeyboardButton(
+                    t.gettext("↩ Back to the board"),
+                    callback_data=callbacks.inline_back(table.id, table.version),
+                )
+            ],
+        ]
+    )
 
 
 def variant_menu(t: Texts, user_id: int) -> InlineKeyboardMarkup:
@@ -90,6 +173,11 @@ def opponent_menu(t: Texts, user_id: int, variant: str) -> InlineKeyboardMarkup:
                     t.gettext("👥 A friend"), callback_data=callbacks.opponent(user_id, variant, "f")
                 )
             ],
+            [
+                InlineKeyboardButton(
+                    t.gettext("🎲 Find an opponent"), callback_data=callbacks.find_opponent(user_id, variant)
+                )
+            ],
         ]
     )
 
@@ -105,6 +193,27 @@ def level_menu(t: Texts, user_id: int, variant: str) -> InlineKeyboardMarkup:
             for lv in LEVELS
         ]
     )
+
+
+def seek_markup(t: Texts, user_id: int, token: str) -> InlineKeyboardMarkup:
+    """Under a quick-match waiting message: stop this search."""
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    t.gettext("✖ Stop searching"), callback_data=callbacks.stop_seeking(user_id, token)
+                )
+            ]
+        ]
+    )
+
+
+def seek_over_markup(t: Texts, user_id: int, variant: str) -> InlineKeyboardMarkup:
+    """A quick-match search that found nobody: the computer at a level (the level menu), or look again."""
+    again = InlineKeyboardButton(
+        t.gettext("🎲 Look again"), callback_data=callbacks.find_opponent(user_id, variant)
+    )
+    return InlineKeyboardMarkup([*level_menu(t, user_id, variant).inline_keyboard, [again]])
 
 
 def lobby_markup(t: Texts, lobby_id: str) -> InlineKeyboardMarkup:
@@ -171,5 +280,35 @@ def forget_markup(t: Texts, user_id: int) -> InlineKeyboardMarkup:
                     t.gettext("No, keep it"), callback_data=callbacks.forget(user_id, False)
                 ),
             ]
+        ]
+    )
+
+
+def board_link_markup(t: Texts, url: str) -> InlineKeyboardMarkup:
+    """Under a turn reminder in a private chat: a link to the game's board in its group."""
+    return InlineKeyboardMarkup([[InlineKeyboardButton(t.gettext("Open the board"), url=url)]])
+
+
+LANGUAGE_NAMES = {"en": "English", "ru": "Русский"}  # each in its own language: never translated
+
+
+def settings_markup(t: Texts, user_id: int, chosen: Settings) -> InlineKeyboardMarkup:
+    """/settings: a row per setting (language, confirming turns with Done, board colours); ✓ marks the
+    current choice. Only `user_id` may press them."""
+
+    def button(label: str, setting: str, choice: str) -> InlineKeyboardButton:
+        mark = "✓ " if getattr(chosen, setting) == choice else ""
+        return InlineKeyboardButton(mark + label, callback_data=callbacks.setting(user_id, setting, choice))
+
+    return InlineKeyboardMarkup(
+        [
+            [button(t.gettext("🌐 Auto"), "lang", "auto")]
+            + [button(name, "lang", code) for code, name in LANGUAGE_NAMES.items()],
+            [
+                button(t.gettext("Done: auto"), "confirm", "auto"),
+                button(t.gettext("Done: on"), "confirm", "on"),
+                button(t.gettext("Done: off"), "confirm", "off"),
+            ],
+            [button(t.gettext("☀️ Light"), "theme", "light"), button(t.gettext("🌙 Dark"), "theme", "dark")],
         ]
     )

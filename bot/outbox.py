@@ -62,11 +62,11 @@ class Outbox:
 
     def __init__(self, max_queued: int = MAX_QUEUED) -> None:
         self.max_queued = max_queued
-        self._queues: dict[int, deque[tuple[str, Send, Gate | None]]] = {}
-        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self._queues: dict[int | str, deque[tuple[str, Send, Gate | None]]] = {}
+        self._tasks: dict[int | str, asyncio.Task[None]] = {}
         self.dropped = 0
 
-    def post(self, chat_id: int, send: Send, what: str = "message") -> None:
+    def post(self, chat_id: int | str, send: Send, what: str = "message") -> None:
         """Queue `send` for `chat_id` (sent once the press is answered, inside a press)."""
         queue = self._queues.setdefault(chat_id, deque())
         if len(queue) >= self.max_queued:
@@ -79,7 +79,7 @@ class Outbox:
                 self._drain(chat_id, queue), name=f"outbox-{chat_id}"
             )
 
-    async def _drain(self, chat_id: int, queue: deque[tuple[str, Send, Gate | None]]) -> None:
+    async def _drain(self, chat_id: int | str, queue: deque[tuple[str, Send, Gate | None]]) -> None:
         try:
             while queue:
                 what, send, gate = queue[0]

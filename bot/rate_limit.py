@@ -39,6 +39,7 @@ class ChatRateLimiter(BaseRateLimiter[int]):
         overall_per_second: float = OVERALL_PER_SECOND,
         group_per_minute: float = GROUP_PER_MINUTE,
         max_retries: int = MAX_RETRIES,
+        unlimited: tuple[int, ...] = (),
     ) -> None:
         self._overall = AsyncLimiter(overall_per_second, 1) if overall_per_second else None
         self._group_per_minute = group_per_minute
@@ -46,6 +47,7 @@ class ChatRateLimiter(BaseRateLimiter[int]):
         self._max_retries = max_retries
         self._paused_until: dict[int | str, float] = {}  # chat -> monotonic time its 429 pause ends
         self._all_paused_until = 0.0
+        self._unlimited = set(unlimited)  # chats without the group limit (the media chat: no one reads it)
         self._pruned_at = 0.0
         self._prune_above = _IDLE_LIMITERS
 
@@ -95,7 +97,7 @@ class ChatRateLimiter(BaseRateLimiter[int]):
         chat: int | str | None = data.get("chat_id")
         with contextlib.suppress(TypeError, ValueError):
             chat = int(chat)  # type: ignore[arg-type]
-        group = chat is not None and (isinstance(chat, str) or chat < 0)
+        group = chat is not None and (isinstance(chat, str) or chat < 0) and chat not in self._unlimited
         retries = rate_limit_args if rate_limit_args is not None else self._max_retries
         for attempt in range(retries + 1):
             await self._wait_pause(chat)

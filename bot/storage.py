@@ -3,7 +3,9 @@
 Keys (all JSON unless said otherwise):
   nardy:game:<id>             the table (Table.to_json(): engine Game.to_json(), players, version, turn state)
   nardy:game:<id>:messages    hash: board key ("g", "w", "b") -> message id of the board message, and
-                              "v:<board key>" -> the game version that board shows (after a successful edit)
+                              "v:<board key>" -> the game version that board shows (after a successful edit),
+                              "x:<board key>" -> when that board's player was found unreachable (403: blocked the
+                              bot, or the chat is gone; cleared when the board is shown again)
   nardy:unshown               sorted set: ids of games whose boards may not show their last change, scored by
                               when a worker should (re)draw them (each save marks its game; a shown board clears)
   nardy:chat:<chat_id>:game   the id of the chat's current game (one live game per chat)
@@ -12,9 +14,22 @@ Keys (all JSON unless said otherwise):
   nardy:user:<user_id>:invite the token of the user's pending invitation
   nardy:update:<update_id>    "1": a webhook update some worker took (repeated deliveries are dropped; 1 hour)
   nardy:user:<user_id>:games  set: ids of the games the user plays or played (for /forget)
+  nardy:user:<user_id>:settings  hash: the user's /settings ("lang", "confirm", "theme"; bot/settings.py),
+                              365 days after the last read or change
   nardy:limit:<who>:<kind>    hash: a token bucket of inbound updates (a user's or a chat's presses, commands)
   nardy:once:<what>           "1": something done at most once in a while (a re-pointed board, a claim offer)
+  nardy:challenge:<token>     an inline challenge card's challenge (used up by the game it starts; 1 day)
+  nardy:user:<id>:challenge:<variant>:<target>  the token of the user's open challenge of that kind (1 day)
+  nardy:media:<name>          a file_id of a picture in the media chat (the challenge cards' boards; 30 days)
   nardy:drawing:<id>          the token of the worker drawing the game's boards now (a lease of a minute)
+  nardy:seek:<variant>        sorted set: user ids looking for a quick-match opponent, scored by when they began
+                              (entries whose search ended are stale: skipped and removed by the next look)
+  nardy:user:<user_id>:seek   the user's quick-match search (Seeker: variant, waiting message, name, language,
+                              since, token); the queue's entry and this record are written and ended together
+  nardy:remind                sorted set: ids of games whose player on turn is due a turn reminder, scored by
+                              when (each save sets or clears its game's entry; a sent reminder leaves)
+  nardy:reminded:<id>         hash: "n" the game number of the series, "w" and "b" the turn reminders each side
+                              was sent in that game (as long as the game lives)
 Active games live 30 days after their last change, finished ones 7 days, lobbies and invites 1 day;
 a game's messages hash and its chats' pointers expire with the game, a user's games set after 30 days.
 """
@@ -38,7 +53,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, WatchError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from bot.table import Invite, Lobby, Table
+from bot.table import Challenge, Invite, Lobby, Person, Seeker, Table, new_id
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +62,7 @@ FINISHED_TTL = 7 * 24 * 3600
 LOBBY_TTL = 24 * 3600
 INVITE_TTL = 24 * 3600
 UPDATE_TTL = 3600
+SETTINGS_TTL = 365 * 24 * 3600  # a user's settings, refreshed whenever they are read or changed
 MAX_CONNECTIONS = 50  # per process; Redis runs the commands one at a time anyway
 
 
@@ -89,8 +105,10 @@ def update_key(update_id: int) -> str:
 
 GAME_PREFIX = "nardy:game:"
 UNSHOWN_KEY = "nardy:unshown"
+REMIND_KEY = "nardy:remind"
 INVITE_PREFIX = "nardy:invite:"
 SHOWN_FIELD = "v:"  # prefix of the messages hash fields that hold the version a board shows
+UNREACHABLE_FIELD = "x:"  # prefix of the messages hash fields: when a board's player was found unreachable
 
 
 def game_key(game_id: str) -> str:
@@ -121,8 +139,33 @@ def user_games_key(user_id: int) -> str:
     return f"nardy:user:{user_id}:games"
 
 
+def user_settings_key(user_id: int) -> str:
+    return f"nardy:user:{user_id}:settings"
+
+
 def drawing_key(game_id: str) -> str:
     return f"nardy:drawing:{game_id}"
+
+
+def reminded_key(game_id: str) -> str:
+    return f"nardy:reminded:{game_id}"
+
+
+CHALLENGE_PREFIX = "nardy:challenge:"
+CHALLENGE_TTL = 24 * 3600
+MEDIA_TTL = 30 * 24 * 3600
+
+
+def challenge_key(token: str) -> str:
+    return f"{CHALLENGE_PREFIX}{token}"
+
+
+def user_challenge_key(user_id: int, variant: str, target: str | None) -> str:
+    return f"nardy:user:{user_id}:challenge:{variant}:{target or '*'}"
+
+
+def media_key(name: str) -> str:
+    return f"nardy:media:{name}"
 
 
 def limit_key(who: str, kind: str) -> str:
@@ -157,7 +200,7 @@ def _games_sets(table: Table) -> list[str]:
 
 def _split_messages(fields: dict[str, str]) -> tuple[dict[str, int], dict[str, int]]:
     """A messages hash as (board key -> message id, board key -> the version it shows)."""
-    messages = {k: int(v) for k, v in fields.items() if not k.startswith(SHOWN_FIELD)}
+    messages = {k: int(v) for k, v in fields.items() if not k.startswith((SHOWN_FIELD, UNREACHABLE_FIELD))}
     shown = {k[len(SHOWN_FIELD) :]: int(v) for k, v in fields.items() if k.startswith(SHOWN_FIELD)}
     return messages, shown
 
@@ -168,12 +211,14 @@ def _json(value: Any) -> str:
 
 # The compare-and-set of a game, with everything that must change with it, in one atomic step.
 # KEYS: the game, its messages hash, the unshown-boards set, then ARGV[5] chat pointers, ARGV[7] games sets,
-# and the keys this change consumes (a lobby, an invitation: each must still hold the JSON whose field
-# ARGV[11 + 2i] is ARGV[12 + 2i], and is deleted).
+# the keys this change consumes (a lobby, an invitation: each must still hold the JSON whose field
+# ARGV[11 + 2i] is ARGV[12 + 2i], and is deleted), and last the turn reminders set.
 # ARGV: [1] the expected stored version ("" = the game must not exist), [2] the new JSON, [3] its TTL,
 # [4] the game id, [5] the number of chat pointers, [6] the games sets' TTL, [7] the number of games sets,
 # [8] when its boards are due to be shown by then (unix seconds; the unshown set's score), [9] "1" if the
-# game is live (not over), [10] "1" to forget its board messages (a rematch starts new ones).
+# game is live (not over), [10] "1" to forget its board messages (a rematch starts new ones), then the
+# consumed keys' pairs, then [11 + 2n] (n consumed keys) when the player on turn is due a turn reminder
+# (unix seconds; "": none, the game leaves the reminders set).
 # A chat has one live game: a pointer to another live game refuses a live table ("busy"); a finished
 # table never moves a pointer away from another game.
 # Returns {1, stored version} when written; {0, stored version, reason, detail} (nothing written) when
@@ -189,7 +234,9 @@ if stored ~= ARGV[1] then return {0, stored, 'version', ''} end
 local chats, sets = tonumber(ARGV[5]), tonumber(ARGV[7])
 local live = ARGV[9] == '1'
 local first_chat, first_set, first_consumed = 4, 4 + chats, 4 + chats + sets
-for i = first_consumed, #KEYS do
+local last_consumed = #KEYS - 1  -- KEYS[#KEYS]: the turn reminders set
+local remind_at = ARGV[11 + 2 * (last_consumed - first_consumed + 1)]
+for i = first_consumed, last_consumed do
   local held = redis.call('GET', KEYS[i])
   local arg = 11 + 2 * (i - first_consumed)
   if not held then return {0, stored, 'gone', KEYS[i]} end
@@ -220,9 +267,15 @@ for i = first_set, first_consumed - 1 do
   redis.call('SADD', KEYS[i], ARGV[4])
   redis.call('EXPIRE', KEYS[i], ARGV[6])
 end
-for i = first_consumed, #KEYS do redis.call('DEL', KEYS[i]) end
+for i = first_consumed, last_consumed do redis.call('DEL', KEYS[i]) end
 redis.call('ZADD', KEYS[3], ARGV[8], ARGV[4])
 redis.call('EXPIRE', KEYS[3], ARGV[6])  -- an index of live games: gone only if no game changes for 30 days
+if remind_at and remind_at ~= '' then
+  redis.call('ZADD', KEYS[#KEYS], remind_at, ARGV[4])
+  redis.call('EXPIRE', KEYS[#KEYS], ARGV[6])  -- likewise
+else
+  redis.call('ZREM', KEYS[#KEYS], ARGV[4])
+end
 return {1, stored, '', ''}
 """
 )
@@ -240,7 +293,10 @@ if not raw then
   if redis.call('GET', KEYS[4]) == ARGV[4] then redis.call('DEL', KEYS[4]) end
   return -1
 end
-for i = 5, #ARGV do redis.call('HSET', KEYS[1], 'v:' .. ARGV[i], ARGV[2]) end
+for i = 5, #ARGV do
+  redis.call('HSET', KEYS[1], 'v:' .. ARGV[i], ARGV[2])
+  redis.call('HDEL', KEYS[1], 'x:' .. ARGV[i])  -- its player is reachable again
+end
 if #ARGV >= 5 then
   local ttl = redis.call('TTL', KEYS[3])
   if ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) end
@@ -293,6 +349,40 @@ redis.call('ZADD', KEYS[1], tonumber(ARGV[2]) + tonumber(ARGV[3]), ARGV[1])
 return 1
 """
 
+# Claim a due turn reminder, so that exactly one worker sends it: KEYS the reminders set, the game, its
+# reminders count (nardy:reminded:<id>). ARGV: [1] the game id, [2] now, [3] the game's version as the caller
+# loaded it, [4] its game number, [5] reminders allowed per player and game, [6] the count's TTL if the game
+# has none, [7] the side on turn ("w" or "b": the count's field).
+# Every save of the game moves its entry (a later due time) or removes it, so an entry still due means no
+# change since; a game at another version than the caller's is left to its next look. Returns 0 (not
+# claimed: not due, taken by another worker, or the caller's table is not the stored one), -1 (the entry
+# left without a reminder: the game is gone, waits for nobody (ARGV[5] 0), or its player on turn had their
+# reminders), else which reminder of that player in this game it is (the entry left: sent once, whatever
+# becomes of the send).
+_CLAIM_REMINDER_SCRIPT = """
+local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not due or tonumber(due) > tonumber(ARGV[2]) then return 0 end
+local raw = redis.call('GET', KEYS[2])
+if not raw then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  return -1
+end
+if string.format('%d', cjson.decode(raw)['version']) ~= ARGV[3] then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+local counted = redis.call('HMGET', KEYS[3], 'n', ARGV[7])
+local sent = 0
+if counted[1] == ARGV[4] then sent = tonumber(counted[2] or '0') else redis.call('DEL', KEYS[3]) end
+local ttl = redis.call('TTL', KEYS[2])
+if ttl <= 0 then ttl = tonumber(ARGV[6]) end
+if sent >= tonumber(ARGV[5]) then
+  redis.call('EXPIRE', KEYS[3], ttl)
+  return -1
+end
+redis.call('HSET', KEYS[3], 'n', ARGV[4], ARGV[7], sent + 1)
+redis.call('EXPIRE', KEYS[3], ttl)
+return sent + 1
+"""
+
 # A group's lobby: KEYS the lobby, the chat's game pointer. ARGV the lobby JSON, its TTL, the starter's id.
 # Refused if the chat has a live game ({0, "game", id}) or another person's open lobby ({0, "lobby", its
 # JSON}); the starter's own open lobby is replaced ({1, its JSON}). Returns {1, ""} when opened.
@@ -323,6 +413,24 @@ redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[2])
 redis.call('SET', KEYS[1], ARGV[3], 'EX', ARGV[2])
 if old and old ~= ARGV[3] then return old end
 return ''
+"""
+
+# An inline challenge: KEYS the user's pointer for (variant, target); ARGV a new token, its challenge JSON,
+# the TTL, the key prefix of challenges. The open challenge of that kind is reused (every inline query of the
+# user would otherwise make a new one). Returns the token of the challenge now open, and its JSON.
+_CHALLENGE_SCRIPT = """
+local token = redis.call('GET', KEYS[1])
+if token then
+  local raw = redis.call('GET', ARGV[4] .. token)
+  if raw then
+    redis.call('EXPIRE', ARGV[4] .. token, ARGV[3])
+    redis.call('EXPIRE', KEYS[1], ARGV[3])
+    return {token, raw}
+  end
+end
+redis.call('SET', ARGV[4] .. ARGV[1], ARGV[2], 'EX', ARGV[3])
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[3])
+return {ARGV[1], ARGV[2]}
 """
 
 # Withdraw the user's invitation: KEYS the pointer; ARGV the key prefix of invitations. Returns its JSON or "".
@@ -368,6 +476,146 @@ return {0, 0}
 """
 
 
+# ---------------------------------------------------------------------- quick match
+
+SEEK_PREFIX = "nardy:seek:"
+VARIANTS = ("short", "long")
+SEEK_GRACE = 24 * 3600  # seconds a search's keys outlive its timeout: a sweeper that was down still tells it
+
+
+def seek_key(variant: str) -> str:
+    return f"{SEEK_PREFIX}{variant}"
+
+
+def user_seek_key(user_id: int) -> str:
+    return f"nardy:user:{user_id}:seek"
+
+
+# Lua helpers of the quick-match scripts: a user's search record, and the live game of a private chat (if any).
+_SEEK_HELPERS = (
+    """
+local function record_key(user) return 'nardy:user:' .. user .. ':seek' end
+local function live_game(chat)
+  local current = redis.call('GET', 'nardy:chat:' .. chat .. ':game')
+  if not current then return nil end
+  local game = redis.call('GET', '"""
+    + GAME_PREFIX
+    + """' .. current)
+  if game and cjson.decode(game)['game']['state']['phase'] ~= 'over' then return current end
+  return nil
+end
+"""
+)
+
+# Look for a quick-match partner: KEYS the variant's queue, the seeker's search record. ARGV: [1] the seeker's
+# user id, [2] their record (Seeker JSON), [3] its join time (the queue's score), [4] the keys' TTL, [5] the
+# variant. Refused if the seeker has a live game in their private chat ({"busy", its id}) or is looking
+# already ({"seeking", their record}). Else the queue is read oldest first: entries whose search ended (no
+# record, or one of another variant) are removed; seekers who started another game meanwhile are removed with
+# their record and returned (to be told); the first other live seeker is the partner ({"pair", their record}):
+# left in the queue, their record is consumed by the game's creation (_SAVE_SCRIPT), or they go on waiting.
+# With nobody there the seeker is queued ({"queued"}) in this same step: of two people pressing at once, the
+# second finds the first. So a queue never holds two live seekers, and nobody leaves it but in the step that
+# ends their search. Every answer's third element: the records of the seekers dropped for a live game.
+# Ratings (the match and ratings issue) do not exist yet. When they do, this is where they go: each record
+# will carry the rating, and instead of the oldest live seeker the script picks the nearest rating among them,
+# within a window that widens with each candidate's wait (now minus their score), oldest first among equals.
+_SEEK_SCRIPT = (
+    _SEEK_HELPERS
+    + """
+local mine = live_game(ARGV[1])
+if mine then return {'busy', mine, {}} end
+local held = redis.call('GET', KEYS[2])
+if held then return {'seeking', held, {}} end
+local dropped = {}
+while true do
+  local batch = redis.call('ZRANGE', KEYS[1], 0, 99)
+  if #batch == 0 then break end
+  for _, user in ipairs(batch) do
+    local raw = nil
+    if user ~= ARGV[1] then raw = redis.call('GET', record_key(user)) end
+    if not raw or cjson.decode(raw)['game'] ~= ARGV[5] then
+      redis.call('ZREM', KEYS[1], user)
+    elseif live_game(user) then
+      redis.call('ZREM', KEYS[1], user)
+      redis.call('DEL', record_key(user))
+      dropped[#dropped + 1] = raw
+    else
+      return {'pair', raw, dropped}
+    end
+  end
+end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[4])
+return {'queued', '', dropped}
+"""
+)
+
+# Stop a search: KEYS the user's search record, then every variant's queue. ARGV: [1] the user id, [2] the
+# search's token ("": whichever). Returns the record it ended, or "" (no such search: paired, ended, newer).
+_STOP_SEEK_SCRIPT = """
+local raw = redis.call('GET', KEYS[1])
+if not raw then return '' end
+if ARGV[2] ~= '' and cjson.decode(raw)['token'] ~= ARGV[2] then return '' end
+redis.call('DEL', KEYS[1])
+for i = 2, #KEYS do redis.call('ZREM', KEYS[i], ARGV[1]) end
+return raw
+"""
+
+# End the searches that waited too long: KEYS the queues; ARGV: [1] the cutoff (entries that joined at or
+# before it), [2] at most this many per queue, then each queue's variant. Each expired entry leaves its queue;
+# a live search is ended with it and returned (its record, then the id of the game the user started meanwhile,
+# or ""), so exactly one sweeper tells each. Stale entries just leave.
+_SWEEP_SEEK_SCRIPT = (
+    _SEEK_HELPERS
+    + """
+local out = {}
+for i, queue in ipairs(KEYS) do
+  local old = redis.call('ZRANGEBYSCORE', queue, '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+  for _, user in ipairs(old) do
+    redis.call('ZREM', queue, user)
+    local raw = redis.call('GET', record_key(user))
+    if raw and cjson.decode(raw)['game'] == ARGV[2 + i] then
+      redis.call('DEL', record_key(user))
+      out[#out + 1] = raw
+      out[#out + 1] = live_game(user) or ''
+    end
+  end
+end
+return out
+"""
+)
+
+# A queue entry whose search ended: KEYS the queue, the user's search record; ARGV the user id, the queue's
+# variant. Removed unless the user looks again in that variant (then the entry is theirs). Returns 1 if removed.
+_DROP_STALE_SCRIPT = """
+local raw = redis.call('GET', KEYS[2])
+if raw and cjson.decode(raw)['game'] == ARGV[2] then return 0 end
+return redis.call('ZREM', KEYS[1], ARGV[1])
+"""
+
+# A board's player cannot be reached (403): KEYS the game's messages hash, the game; ARGV the board key, now.
+# Returns 1 if newly marked (the opponent is then told), 0 if marked already or the game is gone.
+_UNREACHABLE_SCRIPT = """
+local ttl = redis.call('TTL', KEYS[2])
+if ttl <= 0 then return 0 end
+if redis.call('HSETNX', KEYS[1], 'x:' .. ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('EXPIRE', KEYS[1], ttl)
+return 1
+"""
+
+
+@dataclass(frozen=True)
+class SeekOutcome:
+    """What a look for a quick-match partner found (Storage.seek)."""
+
+    kind: str  # "pair" (`other` is waiting: create the game), "queued", "busy" (a live game), "seeking"
+    other: Seeker | None = None  # "pair": the partner; "seeking": the user's own search
+    game_id: str | None = None  # "busy": the user's live game
+    dropped: tuple[Seeker, ...] = ()  # seekers found with a live game: their search ended, to be told
+
+
 PARSED_RECORDS = 2048  # games whose last record this process read or wrote is kept parsed...
 PARSED_SECONDS = 600.0  # ...for at most this long after it was read or written (checked at each one)
 SHOW_LEASE = 30.0  # seconds the worker that saved a change has to show it before any worker's healer may
@@ -397,12 +645,22 @@ class Storage:
         self._shown_script = client.register_script(_SHOWN_SCRIPT)
         self._new_message_script = client.register_script(_NEW_MESSAGE_SCRIPT)
         self._claim_unshown_script = client.register_script(_CLAIM_UNSHOWN_SCRIPT)
+        self._claim_reminder_script = client.register_script(_CLAIM_REMINDER_SCRIPT)
+        # seconds after a change that the person on turn against another person is due a turn reminder
+        # (0: none); set by bot.app.build_application
+        self.remind_after = 0.0
         self._open_lobby_script = client.register_script(_OPEN_LOBBY_SCRIPT)
         self._put_invite_script = client.register_script(_PUT_INVITE_SCRIPT)
         self._cancel_invite_script = client.register_script(_CANCEL_INVITE_SCRIPT)
         self._take_tokens_script = client.register_script(_TAKE_TOKENS_SCRIPT)
         self._hold_draw_script = client.register_script(_HOLD_DRAW_SCRIPT)
+        self._challenge_script = client.register_script(_CHALLENGE_SCRIPT)
         self._release_draw_script = client.register_script(_RELEASE_DRAW_SCRIPT)
+        self._seek_script = client.register_script(_SEEK_SCRIPT)
+        self._stop_seek_script = client.register_script(_STOP_SEEK_SCRIPT)
+        self._sweep_seek_script = client.register_script(_SWEEP_SEEK_SCRIPT)
+        self._drop_stale_script = client.register_script(_DROP_STALE_SCRIPT)
+        self._unreachable_script = client.register_script(_UNREACHABLE_SCRIPT)
 
     @classmethod
     def from_url(cls, url: str, max_connections: int = MAX_CONNECTIONS) -> Storage:
@@ -491,6 +749,7 @@ class Storage:
             *(chat_key(c) for c in table.chats),
             *sets,
             *(key for key, _, _ in consumes),
+            REMIND_KEY,
         ]
         raw = _json(table.to_json())
         args: list[str | int | float] = [
@@ -507,6 +766,7 @@ class Storage:
         ]
         for _, field_name, value in consumes:
             args += [field_name, value]
+        args.append(self._remind_at(table))
         async with _redis_errors(f"save game {table.id} v{table.version}"):
             saved, stored, reason, detail = await self._save_script(keys=keys, args=args)
         if not saved:
@@ -622,6 +882,47 @@ class Storage:
         async with _redis_errors(f"forget unshown {game_id}"):
             await self._r.zrem(UNSHOWN_KEY, game_id)
 
+    # ------------------------------------------------------------------ turn reminders
+
+    def _remind_at(self, table: Table) -> str:
+        """When the person on turn in `table` is due a turn reminder, as the save script takes it ("": none)."""
+        if self.remind_after <= 0 or table.waiting_for is None:
+            return ""
+        return repr(round(self._clock() + self.remind_after, 3))
+
+    async def due_reminders(self, limit: int = 100) -> list[str]:
+        """Ids of games whose turn reminder is due now."""
+        async with _redis_errors("due reminders"):
+            found = await self._r.zrangebyscore(REMIND_KEY, "-inf", self._clock(), start=0, num=limit)
+        return [str(g) for g in found]
+
+    async def claim_reminder(self, game_id: str, table: Table | None, per_game: int) -> int:
+        """Take a due reminder of the game (`table`: as just loaded; None: it is gone), atomically: 0 if not
+        taken (not due, another worker took it, or the game changed), -1 if it left without a reminder (the
+        game is gone, waits for nobody, or its player on turn had `per_game` in this game of the series), else
+        which reminder of that player in this game it is."""
+        side = None if table is None else table.waiting_for
+        version, number = ("-1", "0") if table is None else (str(table.version), str(table.number))
+        async with _redis_errors(f"claim reminder {game_id}"):
+            claimed = await self._claim_reminder_script(
+                keys=[REMIND_KEY, game_key(game_id), reminded_key(game_id)],
+                args=[
+                    game_id,
+                    round(self._clock(), 3),
+                    version,
+                    number,
+                    0 if side is None else per_game,
+                    ACTIVE_TTL,
+                    "wb"[side] if side is not None else "-",
+                ],
+            )
+        return int(claimed)
+
+    async def drop_reminder(self, game_id: str) -> None:
+        """Give up a game's turn reminder (its record cannot be read)."""
+        async with _redis_errors(f"drop reminder {game_id}"):
+            await self._r.zrem(REMIND_KEY, game_id)
+
     # ------------------------------------------------------------------ group lobbies
 
     async def open_lobby(self, lobby: Lobby) -> Lobby | None:
@@ -716,6 +1017,150 @@ class Storage:
             raw = await self._cancel_invite_script(keys=[user_invite_key(user_id)], args=[INVITE_PREFIX])
         return Invite.from_json(json.loads(raw)) if raw else None
 
+    # ------------------------------------------------------------------ inline challenges
+
+    async def open_challenge(self, challenger: Person, variant: str, target: str | None) -> Challenge:
+        """The user's open challenge of this kind (reused while open), or a new one."""
+        fresh = Challenge(new_id(12), variant, challenger, target)
+        async with _redis_errors(f"challenge of {challenger.user_id}"):
+            _, raw = await self._challenge_script(
+                keys=[user_challenge_key(challenger.user_id, variant, target)],
+                args=[fresh.token, _json(fresh.to_json()), CHALLENGE_TTL, CHALLENGE_PREFIX],
+            )
+        return Challenge.from_json(json.loads(raw))
+
+    async def challenge(self, token: str) -> Challenge | None:
+        async with _redis_errors(f"challenge {token}"):
+            raw = await self._r.get(challenge_key(token))
+        return None if raw is None else Challenge.from_json(json.loads(raw))
+
+    async def withdraw_challenge(self, token: str) -> bool:
+        """Delete a challenge (its card says so); False if it was already used or withdrawn."""
+        async with _redis_errors(f"withdraw challenge {token}"):
+            return bool(await self._r.delete(challenge_key(token)))
+
+    async def start_from_challenge(self, challenge: Challenge, table: Table) -> None:
+        """Use the challenge up and create its game in one step: Gone if it was accepted or withdrawn first."""
+        await self.create(table, consumes=((challenge_key(challenge.token), "token", challenge.token),))
+
+    async def media_file(self, name: str) -> str | None:
+        async with _redis_errors(f"media {name}"):
+            found = await self._r.get(media_key(name))
+        return None if found is None else str(found)
+
+    async def set_media_file(self, name: str, file_id: str) -> None:
+        async with _redis_errors(f"media {name}"):
+            await self._r.set(media_key(name), file_id, ex=MEDIA_TTL)
+
+    # ------------------------------------------------------------------ quick match
+
+    async def seek(self, seeker: Seeker, ttl: float) -> SeekOutcome:
+        """One atomic look for a quick-match partner of `seeker` (_SEEK_SCRIPT): a partner to create the game
+        with (start_from_seek), or `seeker` queued; refused ("busy", "seeking") when they cannot look now.
+        `ttl`: seconds the queue and the record live (the search's timeout and a grace)."""
+        user_id = seeker.person.user_id
+        async with _redis_errors(f"seek of {user_id}"):
+            kind, detail, dropped = await self._seek_script(
+                keys=[seek_key(seeker.game), user_seek_key(user_id)],
+                args=[
+                    str(user_id),
+                    _json(seeker.to_json()),
+                    repr(seeker.since),
+                    max(1, int(ttl)),
+                    seeker.game,
+                ],
+            )
+        gone = tuple(Seeker.from_json(json.loads(raw)) for raw in dropped)
+        if kind == "busy":
+            return SeekOutcome("busy", game_id=str(detail), dropped=gone)
+        if kind in ("pair", "seeking"):
+            return SeekOutcome(str(kind), other=Seeker.from_json(json.loads(detail)), dropped=gone)
+        return SeekOutcome("queued", dropped=gone)
+
+    async def start_from_seek(self, partner: Seeker, table: Table) -> None:
+        """Create a quick match's game, consuming the partner's search in the same step: Gone if their search
+        ended first (paired with someone else, stopped, timed out), ChatBusy if either player has a live game.
+        The partner's queue entry, stale from then on, is removed after (else by the next look or sweep)."""
+        user_id = partner.person.user_id
+        await self.create(table, consumes=((user_seek_key(user_id), "token", partner.token),))
+        try:
+            async with _redis_errors(f"stale queue entry of {user_id}"):
+                await self._drop_stale_script(
+                    keys=[seek_key(partner.game), user_seek_key(user_id)], args=[str(user_id), partner.game]
+                )
+        except StorageError as err:  # only an index: the next look drops it
+            log.info("quick match %s: the partner's stale queue entry is left: %s", table.id, err)
+
+    async def search_of(self, user_id: int) -> Seeker | None:
+        """The user's quick-match search, if they are looking."""
+        async with _redis_errors(f"seek of {user_id}"):
+            raw = await self._r.get(user_seek_key(user_id))
+        return None if raw is None else Seeker.from_json(json.loads(raw))
+
+    async def stop_seek(self, user_id: int, token: str | None = None) -> Seeker | None:
+        """End the user's search (only the one with `token`, if given) atomically: its record and its queue
+        entry; returns it, or None if there was no such search (paired, stopped or timed out first)."""
+        async with _redis_errors(f"stop seek of {user_id}"):
+            raw = await self._stop_seek_script(
+                keys=[user_seek_key(user_id), *(seek_key(v) for v in VARIANTS)],
+                args=[str(user_id), token or ""],
+            )
+        return Seeker.from_json(json.loads(raw)) if raw else None
+
+    async def expire_seekers(self, cutoff: float, limit: int = 100) -> list[tuple[Seeker, str | None]]:
+        """End the searches that began at or before `cutoff` (at most `limit` per variant), atomically: each
+        (search, the id of a live game its user started meanwhile, or None) is returned to one caller only."""
+        async with _redis_errors("expire seekers"):
+            flat = await self._sweep_seek_script(
+                keys=[seek_key(v) for v in VARIANTS], args=[repr(cutoff), limit, *VARIANTS]
+            )
+        return [
+            (Seeker.from_json(json.loads(raw)), str(game) or None)
+            for raw, game in zip(flat[::2], flat[1::2], strict=True)
+        ]
+
+    # ------------------------------------------------------------------ players the bot cannot reach
+
+    async def mark_unreachable(self, game_id: str, board: str, now: float) -> bool:
+        """Mark a board's player as unreachable (403); True the first time since their board was last shown."""
+        async with _redis_errors(f"game {game_id} unreachable {board}"):
+            return bool(
+                await self._unreachable_script(
+                    keys=[messages_key(game_id), game_key(game_id)], args=[board, str(int(now))]
+                )
+            )
+
+    async def unreachable(self, game_id: str) -> set[str]:
+        """The board keys of the game's players the bot could not reach since their board was last shown."""
+        async with _redis_errors(f"game {game_id} unreachable"):
+            fields = await self._r.hkeys(messages_key(game_id))
+        return {str(f)[len(UNREACHABLE_FIELD) :] for f in fields if str(f).startswith(UNREACHABLE_FIELD)}
+
+    # ------------------------------------------------------------------ a user's settings
+
+    async def user_settings(self, user_id: int) -> dict[str, str]:
+        """The user's settings hash (empty: none saved); reading it keeps it SETTINGS_TTL longer."""
+        key = user_settings_key(user_id)
+        async with _redis_errors(f"user {user_id} settings"), self._r.pipeline(transaction=False) as pipe:
+            pipe.hgetall(key)
+            pipe.expire(key, SETTINGS_TTL)
+            fields, _ = await pipe.execute()
+        return {str(k): str(v) for k, v in fields.items()}
+
+    async def set_user_setting(self, user_id: int, setting: str, choice: str) -> None:
+        """Save one of the user's settings (the hash lives SETTINGS_TTL from now)."""
+        key = user_settings_key(user_id)
+        async with _redis_errors(f"user {user_id} settings"), self._r.pipeline(transaction=True) as pipe:
+            pipe.hset(key, setting, choice)
+            pipe.expire(key, SETTINGS_TTL)
+            await pipe.execute()
+
+    async def unmark_shown(self, game_id: str, board: str) -> None:
+        """Forget which version one board shows (its look changed: its player's language or colours), so
+        that the next draw of the game draws it again."""
+        async with _redis_errors(f"game {game_id} board {board}"):
+            await self._r.hdel(messages_key(game_id), SHOWN_FIELD + board)
+
     # ------------------------------------------------------------------ deleting a user's data
 
     async def games_of_user(self, user_id: int) -> list[str]:
@@ -735,8 +1180,9 @@ class Storage:
                 raise VersionConflict(f"game {table.id}: changed while its data was being deleted")
             current = await pipe.mget(pointers)
             pipe.multi()
-            pipe.delete(key, messages_key(table.id))
+            pipe.delete(key, messages_key(table.id), reminded_key(table.id))
             pipe.zrem(UNSHOWN_KEY, table.id)
+            pipe.zrem(REMIND_KEY, table.id)
             for pointer, value in zip(pointers, current, strict=True):
                 if value == table.id:
                     pipe.delete(pointer)
@@ -783,24 +1229,33 @@ class Storage:
         return found
 
     async def forget_user_keys(self, user_id: int) -> list[str]:
-        """Delete every per-user key of `user_id` (private chat pointer, invitation, games set, limits);
-        returns the keys that existed."""
+        """Delete every per-user key of `user_id` (private chat pointer, invitation, games set, settings,
+        limits); returns the keys that existed."""
         keys = [
             chat_key(user_id),
             user_invite_key(user_id),
             user_games_key(user_id),
-            *(limit_key(f"u{user_id}", kind) for kind in ("press", "command")),
+            user_settings_key(user_id),
+            user_seek_key(user_id),
+            *(limit_key(f"u{user_id}", kind) for kind in ("press", "command", "inline")),
             *(limit_key(f"c{user_id}", kind) for kind in ("press", "command")),
         ]
         async with _redis_errors(f"forget user {user_id}"):
             token = await self._r.get(user_invite_key(user_id))
             if token is not None:
                 keys.append(invite_key(str(token)))
+            async for key in self._r.scan_iter(match=f"nardy:user:{user_id}:challenge:*", count=100):
+                keys.append(str(key))
+                challenge = await self._r.get(key)
+                if challenge is not None:
+                    keys.append(challenge_key(str(challenge)))
             async with self._r.pipeline(transaction=False) as pipe:
                 for key in keys:
                     pipe.exists(key)
                 for key in keys:
                     pipe.delete(key)
+                for variant in VARIANTS:  # the user's entries in the quick-match queues
+                    pipe.zrem(seek_key(variant), str(user_id))
                 found = await pipe.execute()
         return [key for key, there in zip(keys, found[: len(keys)], strict=True) if there]
 

@@ -10,9 +10,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine import Game, Move, NardyError, Phase, Side, TurnStep
+from engine.fair_dice import FairSeeds
 
 FORMAT = 1
-MODES = ("group", "friend", "computer")
+MODES = ("group", "friend", "computer", "inline", "match")  # match: a quick match, two private chats
 FORGOTTEN_ID = 0  # the user id of a person who asked the bot to delete their data (no Telegram user has 0)
 
 
@@ -63,10 +64,12 @@ class Person:
 class Target:
     """One message that shows the board: a group's shared message, or a player's private board."""
 
-    key: str  # "g" (group) or "w"/"b" (a player's private chat)
-    chat_id: int
+    key: str  # "g" (group), "w"/"b" (a player's private chat), "i" (an inline message, in any chat)
+    chat_id: int  # 0 for an inline message (the bot may not be in its chat)
     lang: str
     viewer: Side | None  # None: the side on turn (a group board follows the mover)
+    inline_id: str | None = None  # the inline message's id (Telegram's inline_message_id)
+    theme: str = "light"  # the picture's colours (render.theme.THEMES): a private board's player's choice
 
 
 @dataclass(frozen=True)
@@ -79,12 +82,16 @@ class Table:
     players: tuple[Person, Person]  # index = Side (WHITE, BLACK)
     lang: str  # the language of a group's shared message (the starter's)
     chat_id: int | None = None  # the group chat (mode "group")
+    title: str | None = None  # the group's title when the game started (turn reminders name the group)
+    inline_id: str | None = None  # the inline message the game is played in (mode "inline")
     version: int = 1
     moves: tuple[tuple[int, int], ...] = ()  # (src, die) of the single moves made this turn
     events: tuple[dict[str, Any], ...] = ()  # what happened since the last decision of a person
     number: int = 1  # game number within the series (rematches)
     score: tuple[int, int] = (0, 0)  # series points (white, black)
     moved_at: float | None = None  # unix time of the last change (the bot's clock); None: unknown
+    fair: FairSeeds | None = None  # the seeds this game's dice derive from (None: a game from before)
+    proof: dict[str, Any] | None = None  # the previous game of the series, verifiable: see fair_proof
     messages: dict[str, int] = field(default_factory=dict, compare=False)  # target key -> message id
     shown: dict[str, int] = field(default_factory=dict, compare=False)  # target key -> version it shows
 
@@ -108,7 +115,9 @@ class Table:
 
     @property
     def chats(self) -> tuple[int, ...]:
-        """The chats whose current game this table is."""
+        """The chats whose current game this table is (an inline game is nobody's: a player may have several)."""
+        if self.mode == "inline":
+            return ()
         if self.mode == "group":
             assert self.chat_id is not None
             return (self.chat_id,)
@@ -116,17 +125,38 @@ class Table:
 
     def board_of(self, chat_id: int, message_id: int) -> Target | None:
         """The board whose current message is `message_id` in `chat_id`, or None (an older message)."""
+        if self.mode == "inline":
+            return None
         for target in self.targets:
             if target.chat_id == chat_id and self.messages.get(target.key) == message_id:
                 return target
         return None
 
+    @property
+    def waiting_for(self) -> Side | None:
+        """The side whose person must decide now in a game against another person (both players people
+        the bot can reach, whatever the mode), else None: who a turn reminder may nudge."""
+        if self.over or self.game.phase not in (Phase.MOVE, Phase.ROLL):
+            return None
+        if not all(p.reachable for p in self.players):
+            return None
+        return self.game.turn
+
     def behind(self, target: Target) -> bool:
         """Whether `target`'s message may show an older version than this table's (not known shown)."""
         return self.shown.get(target.key, -1) < self.version
 
+    def board_of_inline(self, inline_id: str | None) -> Target | None:
+        """The board shown in the inline message `inline_id`, if it is this game's."""
+        if inline_id is None or inline_id != self.inline_id:
+            return None
+        return self.targets[0]
+
     @property
     def targets(self) -> tuple[Target, ...]:
+        if self.mode == "inline":
+            assert self.inline_id is not None
+            return (Target("i", 0, self.lang, None, self.inline_id),)
         if self.mode == "group":
             assert self.chat_id is not None
             return (Target("g", self.chat_id, self.lang, None),)
@@ -167,11 +197,15 @@ class Table:
             "players": [p.to_json() for p in self.players],
             "lang": self.lang,
             "chat_id": self.chat_id,
+            **({"title": self.title} if self.title is not None else {}),
+            "inline_id": self.inline_id,
             "moves": [list(m) for m in self.moves],
             "events": list(self.events),
             "number": self.number,
             "score": list(self.score),
             "moved_at": self.moved_at,
+            **({"fair": self.fair.to_json()} if self.fair is not None else {}),
+            **({"proof": self.proof} if self.proof is not None else {}),
         }
 
     @classmethod
@@ -188,12 +222,16 @@ class Table:
             players=(white, black),
             lang=str(d["lang"]),
             chat_id=d.get("chat_id"),
+            title=d.get("title"),
+            inline_id=d.get("inline_id"),
             version=int(d["version"]),
             moves=tuple((int(a), int(b)) for a, b in d.get("moves", [])),
             events=tuple(d.get("events", [])),
             number=int(d.get("number", 1)),
             score=(int(d["score"][0]), int(d["score"][1])) if "score" in d else (0, 0),
             moved_at=None if d.get("moved_at") is None else float(d["moved_at"]),
+            fair=FairSeeds.from_json(d["fair"]) if d.get("fair") else None,
+            proof=d.get("proof"),
             messages=dict(messages or {}),
             shown=dict(shown or {}),
         )
@@ -249,3 +287,59 @@ class Invite:
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Invite:
         return cls(str(d["token"]), str(d["game"]), Person.from_json(d["starter"]), d.get("message_id"))
+
+
+@dataclass(frozen=True)
+class Challenge:
+    """A challenge posted from inline mode (`@bot` in any chat): the first other person (or only
+    `target`, a username) to press Accept plays it, in that inline message."""
+
+    token: str
+    game: str  # "short" | "long"
+    challenger: Person
+    target: str | None = None  # a username (lower case, no "@") who alone may accept
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "token": self.token,
+            "game": self.game,
+            "challenger": self.challenger.to_json(),
+            "target": self.target,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Challenge:
+        return cls(str(d["token"]), str(d["game"]), Person.from_json(d["challenger"]), d.get("target"))
+
+
+@dataclass(frozen=True)
+class Seeker:
+    """A player looking for a quick-match opponent (`/newgame` → 🎲 Find an opponent) in their private chat.
+
+    Ratings (the match and ratings issue) are not here yet: when they exist, the player's rating travels in
+    this record, and the pairing script (bot/storage.py, _SEEK_SCRIPT) compares it."""
+
+    person: Person
+    game: str  # "short" | "long"
+    since: float  # unix time the search began (its score in the variant's queue)
+    token: str  # this search's id: Stop searching on an older waiting message does not stop a newer search
+    message_id: int | None = None  # the waiting message in the player's private chat, edited when it ends
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "token": self.token,
+            "game": self.game,
+            "person": self.person.to_json(),
+            "since": self.since,
+            "message_id": self.message_id,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Seeker:
+        return cls(
+            Person.from_json(d["person"]),
+            str(d["game"]),
+            float(d["since"]),
+            str(d["token"]),
+            d.get("message_id"),
+        )

@@ -59,8 +59,8 @@ def _put(image: Image.Image, tile: Image.Image, x: int, y: int, anchor: str) -> 
     return x, y, x + width, y + height
 
 
-def _place(image: Image.Image, game: str, centre: tuple[int, int], kind: str, *args: int) -> None:
-    tile, box = S.on_board(game, centre, kind, args)
+def _place(image: Image.Image, view: BoardView, centre: tuple[int, int], kind: str, *args: int) -> None:
+    tile, box = S.on_board(view.game, centre, kind, args, view.theme)
     image.paste(tile, box[:2])
 
 
@@ -77,10 +77,10 @@ def _draw_points(image: Image.Image, view: BoardView) -> None:
         height = abs(count)
         slot = L.slot_of(view.game, view.viewer, index + 1)
         plain = height if height <= L.STACK else L.STACK - 1
-        tile, box = S.stack_on_board(view.game, slot, side, plain)
+        tile, box = S.stack_on_board(view.game, slot, side, plain, view.theme)
         image.paste(tile, box[:2])
         if height > L.STACK:  # the last drawn checker carries the height of the stack
-            _place(image, view.game, L.slot_checker_center(slot, L.STACK - 1), "labelled", side, height)
+            _place(image, view, L.slot_checker_center(slot, L.STACK - 1), "labelled", side, height)
 
 
 def _draw_bar_and_trays(image: Image.Image, view: BoardView) -> None:
@@ -89,16 +89,21 @@ def _draw_bar_and_trays(image: Image.Image, view: BoardView) -> None:
         for k in range(min(on_bar, L.BAR_STACK)):
             centre = L.bar_checker_center(view, side, k)
             if k == L.BAR_STACK - 1 and on_bar > L.BAR_STACK:
-                _place(image, view.game, centre, "labelled", side, on_bar)
+                _place(image, view, centre, "labelled", side, on_bar)
             else:
-                _place(image, view.game, centre, "checker", side)
+                _place(image, view, centre, "checker", side)
         off = view.off[side]
-        slab = S.slab(side)
+        slab = S.slab(side, view.theme)
         for k in range(off):
             box = L.slab_box(view, side, k)
             image.paste(slab, box[:2], slab)
         tile, box = S.text_on_board(
-            view.game, L.tray_count_center(view, side), str(off), L.TRAY_SIZE, T.NUMBER
+            view.game,
+            L.tray_count_center(view, side),
+            str(off),
+            L.TRAY_SIZE,
+            T.palette(view.theme).number,
+            view.theme,
         )
         image.paste(tile, box[:2])
 
@@ -123,32 +128,32 @@ def _draw_last_move(image: Image.Image, checked: CheckedView) -> None:
         if point == 0:  # entered from the bar: ghosts above the mover's remaining bar checkers
             on_bar = view.bar[mover]
             for k in range(on_bar, min(on_bar + left[point], L.BAR_STACK)):
-                _overlay(image, S.left_ghost(), L.bar_checker_center(view, mover, k))
+                _overlay(image, S.left_ghost(view.theme), L.bar_checker_center(view, mover, k))
             continue
         if point == 25:  # borne off: ring the tray
             left_x, top, right, bottom = L.tray_box(view, mover)
-            _outline(image, (left_x - 3, top - 3, right + 3, bottom + 3), T.ARRIVED, 3)
+            _outline(image, (left_x - 3, top - 3, right + 3, bottom + 3), T.palette(view.theme).arrived, 3)
             continue
         slot = L.slot_of(view.game, view.viewer, point)
-        _place(image, view.game, L.number_center(slot), "number", slot)
+        _place(image, view, L.number_center(slot), "number", slot)
         height = abs(view.points[point - 1])
         if net > 0:
             for k in sorted({min(i, L.STACK - 1) for i in range(max(0, height - net), height)}):
-                _overlay(image, S.arrived_ring(), L.slot_checker_center(slot, k))
+                _overlay(image, S.arrived_ring(view.theme), L.slot_checker_center(slot, k))
         elif net < 0:
             for k in range(height, min(height - net, L.STACK)):
-                _overlay(image, S.left_ghost(), L.slot_checker_center(slot, k))
+                _overlay(image, S.left_ghost(view.theme), L.slot_checker_center(slot, k))
     for point in sorted(hits):
         slot = L.slot_of(view.game, view.viewer, point)
         height = abs(view.points[point - 1])
         x, y = L.slot_checker_center(slot, max(0, min(height, L.STACK) - 1))
-        _overlay(image, S.hit_badge(), (x + L.RADIUS - 5, y - L.RADIUS + 5))
+        _overlay(image, S.hit_badge(view.theme), (x + L.RADIUS - 5, y - L.RADIUS + 5))
     if hits and view.game == "short":
         victim = mover.other
         on_bar = view.bar[victim]
         if on_bar:
             x, y = L.bar_checker_center(view, victim, min(on_bar, L.BAR_STACK) - 1)
-            _overlay(image, S.hit_badge(), (x + L.RADIUS - 5, y - L.RADIUS + 5))
+            _overlay(image, S.hit_badge(view.theme), (x + L.RADIUS - 5, y - L.RADIUS + 5))
 
 
 def _outline(image: Image.Image, box: Box, colour: T.RGB, width: int) -> None:
@@ -166,7 +171,7 @@ def _draw_dice(image: Image.Image, checked: CheckedView) -> None:
     boxes = L.row_of_dice(len(checked.dice), roller == checked.viewer)
     for value, used, box in zip(checked.dice, checked.dice_used, boxes):
         centre = ((box[0] + box[2]) // 2, (box[1] + box[3]) // 2)
-        _place(image, checked.view.game, centre, "die", roller, value, used)
+        _place(image, checked.view, centre, "die", roller, value, used)
 
 
 def _draw_panel(image: Image.Image, checked: CheckedView, side: Side) -> None:
@@ -174,25 +179,26 @@ def _draw_panel(image: Image.Image, checked: CheckedView, side: Side) -> None:
     left, top, right, bottom = L.panel_box(view, side)
     middle = (top + bottom) // 2
     winner = checked.winner == side
-    ground = T.BACKGROUND
+    p = T.palette(view.theme)
+    ground = p.background
     if winner:
-        ground = T.PANEL_WINNER
+        ground = p.panel_winner
         image.paste(ground, (left, top, right, bottom))
     elif checked.to_move == side:
-        ground = T.PANEL_TURN
+        ground = p.panel_turn
         image.paste(ground, (left, top, right, bottom))
     if checked.to_move == side or winner:
-        image.paste(T.TURN_ACCENT, (left, top + 6, left + 8, bottom - 6))
-    _overlay(image, S.checker(side, SWATCH), (left + 22 + SWATCH // 2, middle))
-    number = _tile(str(checked.pips[side]), L.PIPS_SIZE, True, 200, T.TEXT, ground)
+        image.paste(p.turn_accent, (left, top + 6, left + 8, bottom - 6))
+    _overlay(image, S.checker(side, SWATCH, view.theme), (left + 22 + SWATCH // 2, middle))
+    number = _tile(str(checked.pips[side]), L.PIPS_SIZE, True, 200, p.text, ground)
     box = _put(image, number, right - 22, middle, "r")
-    label = _tile(view.pips_label, L.PIPS_LABEL_SIZE, False, 160, T.TEXT_DIM, ground)
+    label = _tile(view.pips_label, L.PIPS_LABEL_SIZE, False, 160, p.text_dim, ground)
     box = _put(image, label, box[0] - 4, middle + 2, "r")
     room = box[0] - 20 - NAME_X - (STAR + 12 if winner else 0)
-    name = _tile(view.names[side], L.NAME_SIZE, True, room, T.TEXT_GOLD if winner else T.TEXT, ground)
+    name = _tile(view.names[side], L.NAME_SIZE, True, room, p.text_gold if winner else p.text, ground)
     box = _put(image, name, NAME_X, middle, "l")
     if winner:
-        _overlay(image, S.star(STAR), (box[2] + 6 + STAR // 2, middle))
+        _overlay(image, S.star(STAR, view.theme), (box[2] + 6 + STAR // 2, middle))
 
 
 def _draw_status(image: Image.Image, checked: CheckedView) -> None:
@@ -201,8 +207,9 @@ def _draw_status(image: Image.Image, checked: CheckedView) -> None:
         return
     left, top, right, bottom = L.STATUS_BOX
     over = checked.winner is not None
-    colour = T.TEXT_GOLD if over else T.TEXT
-    tile = _tile(text, L.STATUS_SIZE, over, right - left - 40, colour, T.BACKGROUND)
+    p = T.palette(checked.view.theme)
+    colour = p.text_gold if over else p.text
+    tile = _tile(text, L.STATUS_SIZE, over, right - left - 40, colour, p.background)
     _put(image, tile, (left + right) // 2, (top + bottom) // 2, "m")
 
 
@@ -210,7 +217,7 @@ def draw_board(view: BoardView) -> Image.Image:
     """The picture of `view` as a Pillow image (RGB, `layout.SIZE`); raises `RenderError` for a bad view."""
     checked = check_view(view)
     view = checked.view
-    image = S.background(view.game).copy()
+    image = S.background(view.game, view.theme).copy()
     for side in (Side.WHITE, Side.BLACK):
         _draw_panel(image, checked, side)
     _draw_points(image, view)

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 from engine.sides import Side, from_absolute
+from render.theme import DEFAULT_THEME, THEMES
 
 CHECKERS = 15
 GAMES = ("short", "long")
@@ -48,6 +49,7 @@ class BoardView:
     status: str = ""  # one line of already-translated text
     winner: Side | None = None  # set when the game is over (highlights the winner)
     pips_label: str = "pips"  # translated word printed next to the pip counts
+    theme: str = DEFAULT_THEME  # the colours: one of render.theme.THEMES ("light": today's look, "dark")
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,8 @@ def check_view(view: BoardView) -> CheckedView:
         raise RenderError(f"render_board needs a BoardView, got {type(view).__name__}")
     if view.game not in GAMES:
         raise RenderError(f"game must be 'short' or 'long', got {view.game!r}")
+    if not isinstance(view.theme, str) or view.theme not in THEMES:
+        raise RenderError(f"theme must be one of {THEMES}, got {view.theme!r:.40} {_where(view)}")
     viewer = _side(view.viewer, "viewer", view, optional=False)
     assert viewer is not None
     to_move = _side(view.to_move, "to_move", view, optional=True)

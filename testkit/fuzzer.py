@@ -53,9 +53,10 @@ from testkit.fake_telegram.users import SimUser
 # such limit, so the fuzz runs give the fake a longer queue.
 LISTEN_BACKLOG = 128
 GAME_KEY = re.compile(r"^nardy:game:[^:]+$")
-BOOKKEEPING = ("nardy:once:", "nardy:limit:", "nardy:unshown", "nardy:update:")
+BOOKKEEPING = ("nardy:once:", "nardy:limit:", "nardy:unshown", "nardy:update:", "nardy:drawing:")
 IMPOLITE = {texts("en").gettext(WENT_WRONG), texts("ru").gettext(WENT_WRONG)}
-ACTIONS = ("m", "u", "d", "r", "ry", "rn", "v", "o", "l", "j", "x", "xi", "c", "fy", "fn", "zz", "")
+ACTIONS: tuple[str, ...] = ("m", "mm", "u", "d", "r", "ry", "rn", "v", "o", "l", "j", "x", "xi", "c", "fy")
+ACTIONS += ("fn", "s", "zz", "")
 COMMANDS = (
     "/start",
     "/help",
@@ -242,7 +243,7 @@ class Fuzzer:
                     data = b.get("callback_data")
                     if not data:
                         continue
-                    if data[:2] in ("m:", "u:", "d:"):
+                    if data.split(":", 1)[0] in ("m", "mm", "u", "d"):
                         owner = {chat} if chat > 0 else ({mover} if mover is not None else set())
                     elif data.startswith("r:"):
                         owner = self._game_players(data.split(":")[1])
@@ -260,12 +261,12 @@ class Fuzzer:
             cb = callbacks.decode(data)
         except BadCallback:
             return False
-        if cb.action in ("m", "u", "d", "r"):
+        if cb.action in ("m", "mm", "u", "d", "r"):
             if data not in shown:
                 return False
             owners = shown[data]
             return owners is None or user in owners
-        if cb.action in ("ry", "rn", "v", "o", "l", "c", "fy", "fn"):
+        if cb.action in ("ry", "rn", "v", "o", "l", "c", "fy", "fn", "s"):
             return cb.user == user  # menus carry their owner's id; the bot checks the presser
         return True  # j:, x:, xi: lobbies and invitations (anyone may join; the bot checks the rest)
 
@@ -273,8 +274,8 @@ class Fuzzer:
 
     def snapshot(self) -> dict[str, Any]:
         """Every nardy:* key but the bot's bookkeeping: throttles, inbound limits, the boards it is still to
-        draw and the versions they show (a press on a board that is behind redraws it: that is no change
-        of the game)."""
+        draw, the versions they show and the lease of the worker drawing them now (a press on a board that
+        is behind, or a stale press repeated, redraws it: that is no change of the game)."""
         out: dict[str, Any] = {}
         for key in sorted(self.redis.scan_iter(match="nardy:*", count=1000)):
             if key.startswith(BOOKKEEPING):
@@ -487,7 +488,7 @@ class Fuzzer:
                 if d.startswith("m:")
                 and any("⌂" in b["text"] and b.get("callback_data") == d for b in msg.buttons)
             ]
-            moves = [d for d in datas if d.startswith("m:")]
+            moves = [d for d in datas if d.startswith(("m:", "mm:"))]
             done = [d for d in datas if d.startswith("d:")]
             undo = [d for d in datas if d.startswith("u:")]
             if done and (not moves or self.rng.random() < 0.5):

@@ -1,5 +1,8 @@
 """Presses on a board: a single move, undo, done, the resign confirmation, rematch.
 
+A move that leaves nothing to choose ends the turn unless its player confirms turns with ✅ Done
+(bot/settings.py: on in private games and off in group games by default).
+
 Each press is decided and saved (one compare-and-set), then answered; the boards are redrawn after the
 answer, in the background (bot/boards.py). A press carrying an older version on the game's current board
 message, while that board is not known to show the latest version, redraws it and says so."""
@@ -15,7 +18,17 @@ from bot import flow
 from bot.callbacks import BadCallback, Callback
 from bot.flow import Refused
 from bot.handlers.claims import offer_claim
-from bot.handlers.common import N_, Deps, button, deps, load_table, menu_owner, message_of, person
+from bot.handlers.common import (
+    N_,
+    Deps,
+    button,
+    client_seeds,
+    deps,
+    load_table,
+    menu_owner,
+    message_of,
+    person,
+)
 from bot.i18n import Texts
 from bot.storage import ChatBusy
 from bot.table import Table
@@ -31,9 +44,14 @@ async def check_board(d: Deps, table: Table, query: CallbackQuery, version: int)
     (Refused: "here it is now"), else the board has just changed. Presses on older messages pass: flow
     refuses them as out of date. Another such press seconds later on a board Redis believes up to date (the
     person still sees old buttons: an edit landed out of order, say) redraws it anyway, once per version."""
-    if version == table.version or query.message is None:
+    if version == table.version:
         return
-    target = table.board_of(query.message.chat.id, query.message.message_id)
+    if query.inline_message_id is not None:
+        target = table.board_of_inline(query.inline_message_id)
+    elif query.message is not None:
+        target = table.board_of(query.message.chat.id, query.message.message_id)
+    else:
+        return
     if target is None:
         return
     if table.behind(target):
@@ -59,12 +77,20 @@ async def commit(d: Deps, old: Table, new: Table) -> Table:
 async def on_move(
     update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
 ) -> str | None:
-    """A single move of the player on turn."""
+    """A single move of the player on turn (m:), or one checker moved twice (mm:); for a player who does not
+    confirm turns with ✅ Done (their /settings: off, or auto in a group game), the move that leaves nothing
+    to choose ends the turn."""
     d = deps(context)
     table = await load_table(d.storage, cb.game)
     await check_board(d, table, query, cb.version)
     await offer_claim(d, table, query, t)
-    await commit(d, table, flow.press_move(table, query.from_user.id, cb.version, cb.src, cb.die))
+    uid = query.from_user.id
+    then = cb.then if cb.action == "mm" else None
+    if (await d.settings.get(uid)).confirms(table.mode):
+        new = flow.press_move(table, uid, cb.version, cb.src, cb.die, then)
+    else:
+        new = await flow.press_move_to_end(table, uid, cb.version, cb.src, cb.die, d.dice, d.computer, then)
+    await commit(d, table, new)
     return None
 
 
@@ -99,20 +125,23 @@ async def on_done(
 async def on_resign_answer(
     update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
 ) -> str | None:
-    """Yes: the game ends, scored by the engine. No: the question goes away."""
-    message = message_of(query)
+    """Yes: the game ends, scored by the engine. No: the question goes away. (On an inline board the menu
+    is the board's keyboard: the board itself is redrawn with the result.)"""
+    inline = query.inline_message_id is not None
+    message = None if inline else message_of(query)
     menu_owner(cb, query)
     d = deps(context)
     table = await load_table(d.storage, cb.game)
     if table.side_of(query.from_user.id) is None:
         raise Refused("You are not playing in this game.")
     if cb.action == "rn":
-        d.edit_text(message.chat.id, message.message_id, t.gettext("Play on!"))
+        if message is not None:
+            d.edit_text(message.chat.id, message.message_id, t.gettext("Play on!"))
         return None
     await commit(d, table, flow.resign(table, query.from_user.id, cb.number))
-    d.edit_text(
-        message.chat.id, message.message_id, t.gettext("{name} resigned.", name=person(query.from_user).name)
-    )
+    if message is not None:
+        name = person(query.from_user).name
+        d.edit_text(message.chat.id, message.message_id, t.gettext("{name} resigned.", name=name))
     return None
 
 
@@ -124,7 +153,11 @@ async def on_rematch(
     d = deps(context)
     table = await load_table(d.storage, cb.game)
     await check_board(d, table, query, cb.version)
-    new = d.stamped(await flow.rematch(table, query.from_user.id, cb.version, d.dice, d.computer))
+    clients = await client_seeds(d, *table.players)
+    new = d.stamped(await flow.rematch(table, query.from_user.id, cb.version, d.dice, d.computer, clients))
+    if table.mode == "inline":  # an inline game goes on in its one message
+        await commit(d, table, new)
+        return None
     try:  # one step: the version check, the chats (none may have started another game), the old boards
         await d.storage.save(new, new_boards=True)
     except ChatBusy:

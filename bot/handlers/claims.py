@@ -1,7 +1,12 @@
 """Abandoned games: the opponent of a player idle for NARDY_CLAIM_AFTER seconds may claim the win.
 
 A press on the idle board by the waiting player offers the Claim win button once per idle period (a
-message in the chat); later presses only get the alert. /claim always answers with the button."""
+message in the chat); later presses only get the alert. /claim always answers with the button.
+
+A player the bot cannot reach (their board failed with 403: they blocked the bot or deleted the chat) cannot
+see the game: the first such failure marks them in Redis and tells the opponent, who may claim the win at once,
+whoever's turn it is (flow.check_claim). Claiming rather than ending the game as a resignation: a player who
+comes back (unblocks the bot) before the claim finds the game going on (their board shown clears the mark)."""
 
 from __future__ import annotations
 
@@ -23,13 +28,17 @@ from bot.handlers.common import (
     person,
     user_texts,
 )
-from bot.i18n import Texts
+from bot.i18n import Texts, texts
 from bot.keyboards import claim_markup
-from bot.table import Table
+from bot.table import Table, Target
+from engine import Side
 
 CLAIM_OFFER = N_("{name} has not moved for a long time. You may claim the win: press the button below.")
 CLAIM_AGAIN = N_(
     "{name} has not moved for a long time. You may claim the win: use the Claim win button, or /claim."
+)
+UNREACHABLE = N_(
+    "{name} cannot be reached: they blocked the bot or deleted the chat. You may claim the win now."
 )
 
 
@@ -61,10 +70,11 @@ async def claim_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
     table = await active_game(d.storage, chat.id)
     if table is None:
         raise Refused("There is no game going on here.")
-    idle = flow.check_claim(table, user.id, d.clock(), d.claim_after)
+    gone = await unreachable_sides(d, table)
+    idle = flow.check_claim(table, user.id, d.clock(), d.claim_after, gone)
     d.say(
         chat.id,
-        t.gettext(CLAIM_OFFER, name=table.players[idle].name),
+        t.gettext(UNREACHABLE if idle in gone else CLAIM_OFFER, name=table.players[idle].name),
         claim_markup(t, table.id, table.version, user.id),
     )
 
@@ -77,7 +87,8 @@ async def on_claim(
     menu_owner(cb, query)
     d = deps(context)
     table = await load_table(d.storage, cb.game)
-    new = d.stamped(flow.claim(table, query.from_user.id, cb.version, d.clock(), d.claim_after))
+    gone = await unreachable_sides(d, table)
+    new = d.stamped(flow.claim(table, query.from_user.id, cb.version, d.clock(), d.claim_after, gone))
     await d.storage.save(new)
     d.boards.show(new, previous=table)
     if query.message is not None:
@@ -87,3 +98,34 @@ async def on_claim(
             t.gettext("{name} claimed the win.", name=person(query.from_user).name),
         )
     return None
+
+
+async def unreachable_sides(d: Deps, table: Table) -> frozenset[Side]:
+    """The players of a game of two private chats whom the bot could not reach since their board was shown."""
+    if table.mode in ("group", "computer") or table.over:
+        return frozenset()
+    keys = await d.storage.unreachable(table.id)
+    return frozenset(Side(i) for i, key in enumerate("wb") if key in keys)
+
+
+async def player_unreachable(d: Deps, table: Table, target: Target) -> None:
+    """A player's board could not be delivered (403, or the chat is gone): the boards' hook (bot/boards.py).
+    In a live game of two private chats the player is marked (Storage.mark_unreachable) and, the first time
+    since their board was last shown, the opponent is told and may claim the win at once."""
+    side = target.viewer
+    if table.over or side is None or target.key not in ("w", "b") or table.mode in ("group", "computer"):
+        return
+    player, opponent = table.players[side], table.players[side.other]
+    if not (player.reachable and opponent.reachable) or target.chat_id != player.user_id:
+        return
+    if not await d.storage.mark_unreachable(table.id, target.key, d.clock()):
+        return
+    stored = await d.storage.load(table.id)
+    if stored is None or stored.over:
+        return
+    t = texts(opponent.lang)
+    d.say(
+        opponent.user_id,
+        t.gettext(UNREACHABLE, name=player.name),
+        claim_markup(t, stored.id, stored.version, opponent.user_id),
+    )

@@ -12,6 +12,7 @@ from telegram.ext import ContextTypes
 from bot.flow import Refused
 from bot.handlers.common import GAME_ON, N_, Deps, active_game, command, deps, person, user_texts
 from bot.handlers.menus import accept_invite
+from bot.handlers.quickmatch import STOPPED, stop_search
 from bot.i18n import Texts, texts
 from bot.keyboards import resign_markup, variant_menu
 from bot.table import Table
@@ -35,6 +36,20 @@ RULES_TEXT = N_(
 
 
 def help_text(t: Texts) -> str:
+    listed, _, how = _help(t).partition("\n\n")  # the commands, then how to play
+    settings = t.gettext(
+        "/settings: your language, board colours, and whether a turn waits for ✅ Done (by default "
+        "not in groups: there the last move ends it)"
+    )
+    fair = t.gettext(
+        "/verify: check a game's dice: they follow from a secret seed, committed to when the game starts "
+        "and revealed when it ends, and from the players' seeds (/seed: your own)"
+    )
+    onward = t.gettext("A button like 13→7→6 moves one checker with both dice in one press.")
+    return f"{listed}\n{settings}\n{fair}\n\n{how} {onward}"
+
+
+def _help(t: Texts) -> str:
     return t.gettext(
         "/newgame: start a game (in a group: anyone can join; here: the computer or a friend)\n"
         "/resign: give up the current game\n"
@@ -170,12 +185,16 @@ async def resign_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
 
 @command
 async def cancel_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """/cancel: withdraw your open lobby (group) or invitation (private chat)."""
+    """/cancel: withdraw your open lobby (group); in a private chat stop your quick-match search, else
+    withdraw your invitation."""
     t = user_texts(update)
     chat, user = update.effective_chat, update.effective_user
     assert chat is not None and user is not None
     d = deps(context)
     if chat.type == ChatType.PRIVATE:
+        if await stop_search(d, user.id):  # its waiting message says so too
+            d.say(chat.id, t.gettext(STOPPED))
+            return
         invite = await d.storage.cancel_invite(user.id)
         if invite is None:
             raise Refused("You have no open invitation.")

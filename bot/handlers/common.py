@@ -17,12 +17,13 @@ from bot import callbacks, display
 from bot.boards import Boards
 from bot.callbacks import BadCallback, Callback
 from bot.computer import ComputerBusy
-from bot.config import DEFAULT_CLAIM_AFTER
+from bot.config import DEFAULT_CLAIM_AFTER, DEFAULT_SEEK_TIMEOUT
 from bot.flow import ComputerPlayer, DiceSource, Refused
-from bot.i18n import Texts, texts
+from bot.i18n import Texts, language_of, texts
 from bot.names import user_name
 from bot.outbox import Outbox, answering
-from bot.storage import ChatBusy, Gone, Storage, StorageUnavailable, VersionConflict
+from bot.settings import Settings, SettingsCache, choosing, current
+from bot.storage import ChatBusy, Gone, Storage, StorageError, StorageUnavailable, VersionConflict
 from bot.table import Person, Table
 
 if TYPE_CHECKING:
@@ -52,8 +53,11 @@ class Deps:
     computer: ComputerPlayer
     boards: Boards
     outbox: Outbox
+    settings: SettingsCache  # users' /settings, cached in this process (bot/settings.py)
     limits: Limits | None = None  # inbound limits (bot/handlers/gate.py); None: none (tests, benchmarks)
+    media_chat: int | None = None  # NARDY_MEDIA_CHAT_ID: where inline boards' pictures are uploaded
     claim_after: float = DEFAULT_CLAIM_AFTER  # seconds of idleness before the opponent may claim
+    seek_timeout: float = DEFAULT_SEEK_TIMEOUT  # seconds a quick-match search waits (NARDY_SEEK_TIMEOUT)
     clock: Callable[[], float] = time.time  # the bot's clock (the engine never reads one)
 
     def stamped(self, table: Table) -> Table:
@@ -88,13 +92,45 @@ def deps(context: ContextTypes.DEFAULT_TYPE) -> Deps:
     return found
 
 
+def language(user: User | None) -> str:
+    """The language to speak to `user`: the one they chose in /settings (while their update is handled:
+    the guards below choose it), else Telegram's."""
+    if user is None:
+        return language_of(None)
+    chosen = current(user.id)
+    return chosen.language(user.language_code) if chosen is not None else language_of(user.language_code)
+
+
 def person(user: User) -> Person:
-    return Person(user.id, user_name(user), texts(user.language_code).lang)
+    return Person(user.id, user_name(user), language(user))
 
 
 def user_texts(update: Update) -> Texts:
-    user = update.effective_user
-    return texts(user.language_code if user else None)
+    return texts(language(update.effective_user))
+
+
+async def viewer_settings(d: Deps, user: User | None) -> tuple[int | None, Settings | None]:
+    """(user id, their settings) for the update being handled; (id, None) if Redis cannot be reached (the
+    user is then spoken to in Telegram's language; the handler meets the outage itself)."""
+    if user is None:
+        return None, None
+    try:
+        return user.id, await d.settings.get(user.id)
+    except StorageError as err:
+        log.warning("settings of user %s unavailable: %s", user.id, err)
+        return user.id, None
+
+
+async def client_seeds(d: Deps, white: Person, black: Person) -> tuple[str | None, str | None]:
+    """The players' own dice seeds (/seed) for a game starting now; None for a side with none (the
+    computer, or a player who chose random)."""
+
+    async def one(p: Person) -> str | None:
+        if p.is_computer or not p.reachable:
+            return None
+        return (await d.settings.get(p.user_id)).seed or None
+
+    return await one(white), await one(black)
 
 
 async def active_game(storage: Storage, chat_id: int) -> Table | None:
@@ -131,10 +167,15 @@ CallbackBody = Callable[
 
 
 def command(fn: Handler) -> Handler:
-    """A command handler: Refused -> the translated reason; Redis down -> "try again"; else on_error."""
+    """A command handler: Refused -> the translated reason; Redis down -> "try again"; else on_error.
+    Everything it says to the user is in their language (/settings)."""
 
     @functools.wraps(fn)
     async def wrapper(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        with choosing(*await viewer_settings(deps(context), update.effective_user)):
+            await guarded(update, context)
+
+    async def guarded(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         t = user_texts(update)
         chat = update.effective_chat
         try:
@@ -155,10 +196,15 @@ def command(fn: Handler) -> Handler:
 
 def button(fn: CallbackBody) -> Handler:
     """A callback handler: decodes the data and always answers the query (with an alert when refused), as
-    soon as the press is decided and saved; what it shows (boards, messages) starts after the answer."""
+    soon as the press is decided and saved; what it shows (boards, messages) starts after the answer. The
+    alert and everything else said to the presser are in their language (/settings)."""
 
     @functools.wraps(fn)
     async def wrapper(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        with choosing(*await viewer_settings(deps(context), update.effective_user)):
+            await guarded(update, context)
+
+    async def guarded(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         query = update.callback_query
         assert query is not None
         t = user_texts(update)
@@ -216,6 +262,9 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
     """Log every error with the update; a user whose update failed gets a short line."""
     log.error("error while handling update %s", getattr(update, "update_id", "-"), exc_info=context.error)
     if isinstance(update, Update) and update.effective_chat is not None and update.callback_query is None:
-        t = user_texts(update)
+        user = update.effective_user
+        known = None if user is None else deps(context).settings.peek(user.id)  # no Redis read here
+        with choosing(None if user is None else user.id, known):
+            t = user_texts(update)
         line = TRY_AGAIN if isinstance(context.error, StorageUnavailable) else WENT_WRONG
         deps(context).say(update.effective_chat.id, t.gettext(line))

@@ -8,8 +8,10 @@ from telegram.ext import ContextTypes
 from bot import flow
 from bot.callbacks import Callback
 from bot.handlers.common import button, command, deps, menu_owner, person, user_texts
+from bot.handlers.quickmatch import stop_search
 from bot.i18n import Texts, texts
 from bot.keyboards import forget_markup
+from bot.storage import user_settings_key
 
 
 @command
@@ -78,7 +80,9 @@ async def on_forget(
                     lobby.message_id,
                     texts(lobby.starter.lang).gettext("The game was cancelled."),
                 )
-    await d.storage.forget_user_keys(uid)
+    await stop_search(d, uid)  # a quick-match search: out of the queue, its message says so
+    deleted_keys = await d.storage.forget_user_keys(uid)
+    d.settings.forget(uid)  # this worker forgets them at once; another one within settings.CACHE_SECONDS
     report = t.gettext(
         "Your data was deleted.\nGames in progress resigned (your name removed): {resigned}\n"
         "Finished games deleted: {deleted}\nInvitations withdrawn: {invites}\n"
@@ -88,6 +92,8 @@ async def on_forget(
         invites=invites,
         lobbies=lobbies,
     )
+    settings = int(user_settings_key(uid) in deleted_keys)
+    report += "\n" + t.gettext("Settings deleted (back to the defaults): {settings}", settings=settings)
     if message is not None:
         d.edit_text(message.chat.id, message.message_id, report)
     return None

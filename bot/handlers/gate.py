@@ -15,7 +15,8 @@ from telegram import Update
 from telegram.constants import ChatType
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
-from bot.handlers.common import N_, answer, deps, user_texts
+from bot.handlers.common import N_, answer, deps, user_texts, viewer_settings
+from bot.settings import choosing
 from bot.storage import Bucket, StorageError, limit_key
 
 log = logging.getLogger(__name__)
@@ -41,6 +42,7 @@ class Limits:
     chat_presses: Rate = Rate(40, 8.0)
     user_commands: Rate = Rate(6, 0.25)
     chat_commands: Rate = Rate(8, 1 / 3)
+    user_inline: Rate = Rate(20, 2.0)
 
 
 async def drop_repeated_update(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -59,6 +61,12 @@ def _buckets(update: Update, limits: Limits) -> tuple[str, tuple[Bucket, ...]] |
     user, chat = update.effective_user, update.effective_chat
     if user is None:
         return None
+    if update.inline_query is not None:  # every keystroke in `@bot …` is one: cheap, but not free
+        return "inline", (
+            Bucket(
+                limit_key(f"u{user.id}", "inline"), limits.user_inline.burst, limits.user_inline.per_second
+            ),
+        )
     if update.callback_query is not None:
         kind, mine, ours = "press", limits.user_presses, limits.chat_presses
     elif update.message is not None and (update.message.text or "").startswith("/"):
@@ -89,7 +97,8 @@ async def limit_inbound(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
         return
     log.info("update %s: %s over the limit of %s; dropped", update.update_id, kind, empty.key)
     if notice:
-        t = user_texts(update)
+        with choosing(*await viewer_settings(d, update.effective_user)):  # once per flood: a read is fine
+            t = user_texts(update)
         if update.callback_query is not None:
             await answer(update.callback_query, t.gettext(SLOW_PRESSES))
         elif update.effective_chat is not None:

@@ -6,6 +6,8 @@ second one by a race of two starts."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from telegram import CallbackQuery, Update
 from telegram.constants import ChatType
 from telegram.ext import ContextTypes
@@ -18,6 +20,7 @@ from bot.handlers.common import (
     GAME_ON,
     active_game,
     button,
+    client_seeds,
     deps,
     menu_owner,
     message_of,
@@ -26,6 +29,7 @@ from bot.handlers.common import (
 )
 from bot.i18n import Texts, texts
 from bot.keyboards import LEVELS, invite_markup, level_menu, lobby_markup, opponent_menu
+from bot.names import display_name
 from bot.storage import ChatBusy, Gone, LobbyTaken, VersionConflict
 from bot.table import Invite, Lobby, Person, new_id
 
@@ -102,8 +106,9 @@ async def on_join(
         d.dice,
         d.computer,
         chat_id=message.chat.id,
+        clients=await client_seeds(d, lobby.starter, person(query.from_user)),
     )
-    table = d.stamped(table)
+    table = replace(d.stamped(table), title=display_name(message.chat.title or "", "") or None)
     try:
         await d.storage.start_from_lobby(lobby, table)
     except (Gone, VersionConflict):
@@ -149,7 +154,8 @@ async def on_cancel_lobby(
 async def on_opponent(
     update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
 ) -> str | None:
-    """Private chat: the computer (then a level) or a friend (an invitation link)."""
+    """Private chat: the computer (then a level) or a friend (an invitation link). The menu's third choice,
+    🎲 Find an opponent (a stranger), is bot/handlers/quickmatch.py's."""
     menu_owner(cb, query)
     message = message_of(query)
     d = deps(context)
@@ -212,7 +218,15 @@ async def on_level(
     me = person(query.from_user)
     computer = Person(0, "computer", me.lang, level=cb.level)
     table = await flow.start_table(
-        flow.new_game_id(), "computer", cb.variant, me, computer, me.lang, d.dice, d.computer
+        flow.new_game_id(),
+        "computer",
+        cb.variant,
+        me,
+        computer,
+        me.lang,
+        d.dice,
+        d.computer,
+        clients=await client_seeds(d, me, computer),
     )
     table = d.stamped(table)
     await d.storage.create(table)  # ChatBusy if a game started meanwhile: the guard says so
@@ -248,7 +262,15 @@ async def accept_invite(update: Update, context: ContextTypes.DEFAULT_TYPE, toke
         raise Refused("{name} is already playing another game.", name=invite.starter.name)
     me = person(user)
     table = await flow.start_table(
-        flow.new_game_id(), "friend", invite.game, invite.starter, me, invite.starter.lang, d.dice, d.computer
+        flow.new_game_id(),
+        "friend",
+        invite.game,
+        invite.starter,
+        me,
+        invite.starter.lang,
+        d.dice,
+        d.computer,
+        clients=await client_seeds(d, invite.starter, me),
     )
     table = d.stamped(table)
     try:

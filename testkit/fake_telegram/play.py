@@ -10,6 +10,9 @@ from testkit.fake_telegram.server import CallbackAnswer, FakeTelegram, StoredMes
 from testkit.fake_telegram.users import SimUser
 
 MOVER = re.compile(r"^(?P<name>.+) moves, dice \d-\d\.$", re.MULTILINE)
+MOVES_MADE = re.compile(
+    r"^(Moves so far|Уже сыграно): ", re.MULTILINE
+)  # a turn in progress, in either language
 
 
 def board(tg: FakeTelegram, chat_id: int) -> StoredMessage:
@@ -58,9 +61,14 @@ def press_and_wait(user: SimUser, msg: StoredMessage, data: str, timeout: float 
 
 
 def play_turn(user: SimUser, msg: StoredMessage, rng: random.Random, max_presses: int = 12) -> int:
-    """Press move buttons (bear-offs first, else a random one) and Done until the turn is over."""
+    """Press move buttons (bear-offs first, else a random one) and Done until the turn is over (a player
+    who does not confirm turns with Done, as in groups by default, ends it with the last move: the board
+    then shows the next turn, with no move made yet: the other player's, or theirs again if the other one
+    could not move)."""
     for presses in range(max_presses):
         current = user.tg.message(msg.chat_id, msg.message_id)
+        if presses and not MOVES_MADE.search(current.caption or ""):
+            return presses
         moves = [b for b in current.buttons if str(b.get("callback_data", "")).startswith("m:")]
         done = data_of(current, "d:")
         if done and not moves:
@@ -188,3 +196,13 @@ def start_computer_game(
     user.press(menu, lambda text: "🤖" in text)
     user.press(menu, level)
     return wait_board(tg, user.id)
+
+
+def choose_settings(user: SimUser, *labels: str) -> StoredMessage:
+    """/settings in the user's private chat, then press the button whose text contains each label in turn
+    (say "Done: on", "Dark", "Русский"; each must change a setting); returns the menu as it is then."""
+    menu = reply_to(user, "/settings")
+    for label in labels:
+        answer = user.press(menu, label)
+        assert not answer.show_alert, answer.text
+    return user.tg.message(menu.chat_id, menu.message_id)

@@ -54,6 +54,10 @@ class BotRunner:
         request_timeout: float = 5.0,
         claim_after: float | None = None,
         board_retry: float = 0.2,
+        seek_timeout: float | None = None,
+        remind_after: float | None = None,
+        reminders_per_game: int | None = None,
+        media_chat: int | None = None,
     ) -> None:
         self.api_url = api_url
         self.webhook_port = webhook_port
@@ -67,6 +71,10 @@ class BotRunner:
         self.request_timeout = request_timeout
         self.claim_after = claim_after
         self.board_retry = board_retry
+        self.seek_timeout = seek_timeout  # quick-match searches (None: NARDY_SEEK_TIMEOUT, else 300 s)
+        self.remind_after = remind_after  # turn reminders (None: NARDY_REMIND_AFTER, else 10 minutes)
+        self.reminders_per_game = reminders_per_game
+        self.media_chat = media_chat
         self.app: Application | None = None
         self.errors = ErrorLog()
         self.starts = 0
@@ -114,6 +122,10 @@ class BotRunner:
             request_timeout=self.request_timeout,
             claim_after=self.claim_after,
             board_retry=self.board_retry,
+            seek_timeout=self.seek_timeout,
+            remind_after=self.remind_after,
+            reminders_per_game=self.reminders_per_game,
+            media_chat=self.media_chat,
         )
         app.add_handler(TypeHandler(Update, self._count), group=-3)
         self.app = app

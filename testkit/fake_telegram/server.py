@@ -119,6 +119,8 @@ class TelegramLimits:
         return bucket
 
 
+INLINE_ANSWER_WITHIN = 10.0  # seconds Telegram waits for an answer to an inline query
+
 # Methods Telegram does not count against a chat's message limits.
 _UNLIMITED = {"answerCallbackQuery", "getMe", "getUpdates", "setMyCommands", "setMyDescription"}
 
@@ -139,6 +141,7 @@ class StoredMessage:
     edits: int = 0
     sender_id: int | None = None
     reply_to: int | None = None
+    inline_id: str | None = None  # an inline message (posted by a user via the bot): edited by this id
 
     @property
     def buttons(self) -> list[dict[str, Any]]:
@@ -187,6 +190,12 @@ class _State:
     holds: list[Hold] = field(default_factory=list)
     stalls: list[Stall] = field(default_factory=list)
     flood_refusals: int = 0  # calls refused with 429 by the enforced limits
+    files: dict[str, bytes] = field(default_factory=dict)  # file_id -> the photo's bytes
+    inline: dict[str, StoredMessage] = field(default_factory=dict)  # inline_message_id -> the message
+    inline_queries: dict[str, tuple[float, dict[str, Any]]] = field(
+        default_factory=dict
+    )  # id -> (asked, query)
+    inline_answers: dict[str, dict[str, Any]] = field(default_factory=dict)  # query id -> the answer's params
     descriptions: dict[tuple[str, str], str] = field(default_factory=dict)  # (kind, language) -> text
 
 
@@ -507,7 +516,7 @@ class FakeTelegram:
             "username": BOT_USERNAME,
             "can_join_groups": True,
             "can_read_all_group_messages": False,
-            "supports_inline_queries": False,
+            "supports_inline_queries": True,
         }
 
     def _api_deleteWebhook(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:
@@ -692,7 +701,16 @@ class FakeTelegram:
             msg.reply_to = reply_to
             return self._message_json(msg)
 
-    def _photo_bytes(self, ref: Any, files: dict[str, bytes]) -> tuple[bytes, str]:
+    def _photo_bytes(self, ref: Any, files: dict[str, bytes], inline: bool = False) -> tuple[bytes, str]:
+        """The photo a call names: an upload (attach://name, or the field itself), or a file_id the fake gave
+        out. An inline message's media can be a file_id or a URL only, never an upload (Telegram's rule)."""
+        if isinstance(ref, str) and ref in self._state.files:
+            return self._state.files[ref], ref
+        if inline:
+            raise ApiError(
+                400,
+                "Bad Request: can't use an uploaded file as inline message media: send a file_id or a URL",
+            )
         if isinstance(ref, str) and ref.startswith("attach://"):
             name = ref[len("attach://") :]
             if name not in files:
@@ -701,10 +719,13 @@ class FakeTelegram:
         elif isinstance(ref, str) and ref in files:
             data = files[ref]
         else:
-            raise ApiError(400, "Bad Request: wrong photo: the fake accepts uploads only")
+            raise ApiError(400, "Bad Request: wrong file identifier/HTTP URL specified")
         if not data.startswith((b"\x89PNG", b"\xff\xd8")):
             raise ApiError(400, "Bad Request: IMAGE_PROCESS_FAILED")
-        return data, f"photo-{next(self._file_ids)}"
+        photo_id = f"photo-{next(self._file_ids)}"
+        with self._lock:
+            self._state.files[photo_id] = data
+        return data, photo_id
 
     def _api_sendPhoto(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
         photo = params.get("photo")
@@ -725,6 +746,11 @@ class FakeTelegram:
             return self._message_json(msg)
 
     def _editable(self, params: dict[str, Any]) -> StoredMessage:
+        if params.get("inline_message_id"):
+            found = self._state.inline.get(str(params["inline_message_id"]))
+            if found is None or found.deleted:
+                raise ApiError(400, "Bad Request: MESSAGE_ID_INVALID")
+            return found
         key = (int(params["chat_id"]), int(params["message_id"]))
         msg = self._state.messages.get(key)
         if msg is None or msg.deleted:
@@ -747,7 +773,7 @@ class FakeTelegram:
                 )
             msg.text, msg.reply_markup = text, markup
             msg.edits += 1
-            return self._message_json(msg)
+            return self._edited(msg)
 
     def _api_editMessageCaption(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
         with self._lock:
@@ -763,7 +789,7 @@ class FakeTelegram:
                 )
             msg.caption, msg.reply_markup = caption, markup
             msg.edits += 1
-            return self._message_json(msg)
+            return self._edited(msg)
 
     def _api_editMessageReplyMarkup(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
         with self._lock:
@@ -777,13 +803,15 @@ class FakeTelegram:
                 )
             msg.reply_markup = markup
             msg.edits += 1
-            return self._message_json(msg)
+            return self._edited(msg)
 
     def _api_editMessageMedia(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
         media = params["media"]
         if not isinstance(media, dict) or media.get("type") != "photo":
             raise ApiError(400, "Bad Request: the fake edits photos only")
-        data, photo_id = self._photo_bytes(media.get("media"), files)
+        data, photo_id = self._photo_bytes(
+            media.get("media"), files, inline=bool(params.get("inline_message_id"))
+        )
         caption = media.get("caption")
         if caption is not None and len(str(caption)) > 1024:
             raise ApiError(400, "Bad Request: message caption is too long")
@@ -795,7 +823,43 @@ class FakeTelegram:
             msg.caption = None if caption is None else str(caption)
             msg.reply_markup = params.get("reply_markup") or None
             msg.edits += 1
-            return self._message_json(msg)
+            return self._edited(msg)
+
+    def _edited(self, msg: StoredMessage) -> Any:
+        """An edit's result: the message, or True for an inline message (Telegram's answer)."""
+        return True if msg.inline_id is not None else self._message_json(msg)
+
+    def _api_answerInlineQuery(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:
+        qid = str(params["inline_query_id"])
+        results = params.get("results") or []
+        with self._lock:
+            asked = self._state.inline_queries.get(qid)
+            if (
+                asked is None
+                or time.monotonic() - asked[0] > INLINE_ANSWER_WITHIN
+                or qid in self._state.inline_answers
+            ):
+                raise ApiError(
+                    400, "Bad Request: query is too old and response timeout expired or query ID is invalid"
+                )
+            if len(results) > 50:
+                raise ApiError(400, "Bad Request: RESULTS_TOO_MUCH")
+            ids = [str(r.get("id", "")) for r in results]
+            if any(not 1 <= len(i.encode()) <= 64 for i in ids) or len(set(ids)) != len(ids):
+                raise ApiError(400, "Bad Request: RESULT_ID_INVALID")
+            for result in results:
+                if result.get("type") == "photo" and "photo_file_id" in result:
+                    if result["photo_file_id"] not in self._state.files:
+                        raise ApiError(400, "Bad Request: wrong file identifier/HTTP URL specified")
+                elif result.get("type") == "article":
+                    if not str((result.get("input_message_content") or {}).get("message_text", "")).strip():
+                        raise ApiError(400, "Bad Request: MESSAGE_EMPTY")
+                else:
+                    raise ApiError(
+                        400, f"Bad Request: the fake knows cached photos and articles, not {result}"
+                    )
+            self._state.inline_answers[qid] = dict(params)
+            return True
 
     def _api_deleteMessage(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:
         with self._lock:
@@ -939,6 +1003,71 @@ class FakeTelegram:
                 "data": data,
                 "message": self._message_json(msg),
             }
+        self.push_update("callback_query", payload)
+        return qid
+
+    # ------------------------------------------------------------------ inline mode
+
+    def inline_query(self, user: dict[str, Any], query: str, chat_type: str = "private") -> str:
+        """A user types `@bot <query>` in some chat; returns the inline query id."""
+        with self._lock:
+            qid = f"iq{next(self._query_ids)}"
+            payload = {"id": qid, "from": user, "query": query, "offset": "", "chat_type": chat_type}
+            self._state.inline_queries[qid] = (time.monotonic(), payload)
+        self.push_update("inline_query", payload)
+        return qid
+
+    def wait_inline_answer(self, query_id: str, timeout: float = 10.0) -> dict[str, Any]:
+        found: dict[str, Any] = self.wait_for(
+            lambda: self._state.inline_answers.get(query_id),
+            timeout,
+            f"the answer to inline query {query_id}",
+        )
+        return found
+
+    def choose_inline(
+        self, user: dict[str, Any], query_id: str, result_id: str, chat_id: int, feedback: bool = True
+    ) -> StoredMessage:
+        """The user picks a result: it is posted in `chat_id` (any chat, the bot need not be in it) as an
+        inline message; with inline feedback on, the bot gets a chosen_inline_result (with the message's
+        inline_message_id when the result has an inline keyboard, as Telegram does)."""
+        with self._lock:
+            answer = self._state.inline_answers[query_id]
+            result = next(r for r in answer["results"] if str(r["id"]) == result_id)
+            self._state.chats.setdefault(chat_id, Chat(chat_id, "private" if chat_id > 0 else "group"))
+            inline_id = f"inl{next(self._file_ids)}"
+            msg = StoredMessage(
+                chat_id=chat_id,
+                message_id=next(self._message_ids),
+                from_bot=False,
+                sender_id=int(user["id"]),
+                reply_markup=result.get("reply_markup") or None,
+                inline_id=inline_id if result.get("reply_markup") else None,
+            )
+            if result["type"] == "photo":
+                msg.photo = self._state.files[result["photo_file_id"]]
+                msg.photo_id = result["photo_file_id"]
+                msg.caption = result.get("caption")
+            else:
+                msg.text = str(result["input_message_content"]["message_text"])
+            self._state.messages[(chat_id, msg.message_id)] = msg
+            if msg.inline_id is not None:
+                self._state.inline[msg.inline_id] = msg
+            query = self._state.inline_queries[query_id][1]["query"]
+        if feedback:
+            chosen: dict[str, Any] = {"result_id": result_id, "from": user, "query": query}
+            if msg.inline_id is not None:
+                chosen["inline_message_id"] = msg.inline_id
+            self.push_update("chosen_inline_result", chosen)
+        return msg
+
+    def press_inline(self, user: dict[str, Any], msg: StoredMessage, data: str) -> str:
+        """A press on a button of an inline message: the callback query carries inline_message_id only."""
+        assert msg.inline_id is not None, "not an inline message"
+        with self._lock:
+            qid = f"q{next(self._query_ids)}"
+            payload = {"id": qid, "from": user, "chat_instance": f"ci{msg.chat_id}", "data": data,
+                       "inline_message_id": msg.inline_id}  # fmt: skip
         self.push_update("callback_query", payload)
         return qid
 

@@ -20,14 +20,19 @@ class SimUser:
     def __post_init__(self) -> None:
         self.tg.add_chat(self.id, "private")
 
+    username: str | None = None
+
     @property
     def json(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "id": self.id,
             "is_bot": False,
             "first_name": self.first_name,
             "language_code": self.language_code,
         }
+        if self.username:
+            out["username"] = self.username
+        return out
 
     def say(self, text: str, chat_id: int | None = None) -> StoredMessage:
         """Write `text` (e.g. "/newgame") in a chat; the private chat with the bot by default."""
@@ -35,7 +40,11 @@ class SimUser:
 
     def press_data(self, msg: StoredMessage, data: str, wait: bool = True) -> CallbackAnswer | str:
         """Press a button carrying `data` (real or forged) under `msg`; wait for the bot's answer."""
-        qid = self.tg.press(self.json, msg, data)
+        current = self.tg.message(msg.chat_id, msg.message_id)
+        if current.inline_id is not None:
+            qid = self.tg.press_inline(self.json, current, data)
+        else:
+            qid = self.tg.press(self.json, msg, data)
         if not wait:
             return qid
         answer = self.tg.wait_answer(qid)

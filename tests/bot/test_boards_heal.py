@@ -111,7 +111,7 @@ def test_a_board_whose_edit_failed_is_redrawn_by_the_next_press_on_it_and_the_ga
         assert _unshown(redis_url) == []
 
         assert not alice.press(now, "8→7").show_alert  # the game goes on from the board as it is now
-        assert "Moves so far: 13/7 8/7" in (board(tg, GROUP).caption or "")
+        assert "Alice rolled 6-1 and played 13/7 8/7." in (board(tg, GROUP).caption or "")  # its last die
         assert not bot.errors.records, bot.errors.messages()
 
 
@@ -198,7 +198,7 @@ def test_a_group_press_is_answered_before_its_board_edit_is_sent(
             answered = max(i for i, (m, p) in enumerate(tg.calls()) if p.get("callback_query_id") == qid)
             edited = max(i for i, m in enumerate(names) if m in ("editMessageMedia", "editMessageCaption"))
             assert answered < edited
-        assert "Moves so far: 13/7 8/7" in (board(tg, GROUP).caption or "")
+        assert "Alice rolled 6-1 and played 13/7 8/7." in (board(tg, GROUP).caption or "")  # its last die
 
 
 def _python_m_bot(tg: FakeTelegram, redis_url: str, tmp_path: Path) -> subprocess.Popen[bytes]:

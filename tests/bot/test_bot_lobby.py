@@ -121,7 +121,19 @@ def test_help_rules_start_and_the_command_menu(tg: FakeTelegram, bot: BotRunner)
     assert reply_to(ivan, "/rules").body.startswith("Короткие нарды: у каждого 15 шашек")
     assert reply_to(anna, "/start").body.startswith("Hello! I am a nardy bot")
     commands = tg.commands()
-    private = ["newgame", "resign", "cancel", "claim", "rules", "help", "forget", "start"]
+    private = [
+        "newgame",
+        "resign",
+        "cancel",
+        "claim",
+        "settings",
+        "verify",
+        "seed",
+        "rules",
+        "help",
+        "forget",
+        "start",
+    ]
     assert [c["command"] for c in commands["default/"]] == private
     assert [c["command"] for c in commands["all_private_chats/"]] == private
     assert [c["command"] for c in commands["all_group_chats/"]] == [
@@ -129,6 +141,7 @@ def test_help_rules_start_and_the_command_menu(tg: FakeTelegram, bot: BotRunner)
         "resign",
         "cancel",
         "claim",
+        "verify",
         "rules",
         "help",
     ]

@@ -8,7 +8,7 @@ import redis
 
 from bot.flow import ScriptedDice
 from testkit.fake_telegram import FakeTelegram, SimUser
-from testkit.fake_telegram.play import board, start_group_game
+from testkit.fake_telegram.play import board, choose_settings, start_group_game
 from testkit.fake_telegram.runner import BotRunner
 from testkit.fake_telegram.server import CallbackAnswer
 
@@ -122,6 +122,7 @@ def test_undo_takes_back_one_move_and_done_passes_the_turn(
     tg: FakeTelegram, bot: BotRunner, dice: ScriptedDice
 ) -> None:
     alice, bob, _ = _start(tg, dice)
+    choose_settings(alice, "Done: on")  # in a group a turn ends with its last die unless the player asks
     msg = board(tg, GROUP)
     alice.press(msg, "13→7")
     assert "↩ Undo" in board(tg, GROUP).button_texts

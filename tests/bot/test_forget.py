@@ -21,7 +21,7 @@ def game_id_of(msg: StoredMessage) -> str:
 
 
 def everything(redis_url: str) -> dict[str, str]:
-    """Every nardy:* key with its value as text (strings, hashes and sets)."""
+    """Every nardy:* key with its value as text (strings, hashes, sets and sorted sets)."""
     client = redis.Redis.from_url(redis_url, decode_responses=True)
     try:
         out: dict[str, str] = {}
@@ -32,6 +32,8 @@ def everything(redis_url: str) -> dict[str, str]:
                 if kind == "string"
                 else client.hgetall(key)
                 if kind == "hash"
+                else client.zrange(key, 0, -1, withscores=True)
+                if kind == "zset"
                 else sorted(client.smembers(key))
             )
             out[key] = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
@@ -78,7 +80,8 @@ def test_forget_resigns_live_games_anonymises_them_and_deletes_the_rest(
     assert not answer.show_alert, answer.text
     assert tg.message(alice.id, question.message_id).text == (
         "Your data was deleted.\nGames in progress resigned (your name removed): 1\n"
-        "Finished games deleted: 1\nInvitations withdrawn: 1\nOpen group games cancelled: 1"
+        "Finished games deleted: 1\nInvitations withdrawn: 1\nOpen group games cancelled: 1\n"
+        "Settings deleted (back to the defaults): 0"
     )
 
     after = everything(redis_url)
@@ -139,7 +142,8 @@ def test_no_keeps_everything_and_a_stranger_has_nothing_to_delete(
     zoe.press(reply_to(zoe, "/forget"), "Yes")
     assert tg.bot_messages(zoe.id)[-1].text == (
         "Your data was deleted.\nGames in progress resigned (your name removed): 0\n"
-        "Finished games deleted: 0\nInvitations withdrawn: 0\nOpen group games cancelled: 0"
+        "Finished games deleted: 0\nInvitations withdrawn: 0\nOpen group games cancelled: 0\n"
+        "Settings deleted (back to the defaults): 0"
     )
     assert everything(redis_url) == before
     assert not bot.errors.records, bot.errors.messages()

@@ -26,7 +26,7 @@ from testkit.fuzzer import LISTEN_BACKLOG, Fuzzer
 @given(
     st.one_of(
         st.text(max_size=80),
-        st.from_regex(r"\A(m|u|d|r|ry|rn|c|v|o|l|j|x|xi|fy|fn):[\w:\-\n]{0,40}\Z"),
+        st.from_regex(r"\A(m|mm|u|d|r|ry|rn|c|v|o|l|j|x|xi|fy|fn|s):[\w:\-\n]{0,40}\Z"),
         st.builds(
             lambda g, v, s, d, tail: f"m:{g}:{v}:{s}:{d}{tail}",
             st.text(max_size=10),
@@ -46,6 +46,12 @@ def test_the_codec_turns_any_text_into_a_button_or_bad_callback(data: str) -> No
     assert data.isascii() and "\n" not in data and len(data.encode()) <= callbacks.MAX_BYTES
     if decoded.action == "m":
         assert data == callbacks.move(decoded.game, decoded.version, decoded.src, decoded.die)
+    if decoded.action == "mm":
+        assert data == callbacks.move_on(
+            decoded.game, decoded.version, decoded.src, decoded.die, decoded.then
+        )
+    if decoded.action == "s":
+        assert data == callbacks.setting(decoded.user, decoded.setting, decoded.choice)
 
 
 @pytest.fixture

@@ -771,11 +771,11 @@ def test_the_bots_child_processes_get_none_of_its_secrets_and_end_with_it(
 # ---------------------------------------------------------------------- 8. leftovers: edits, names
 
 
-def test_the_bot_asks_for_messages_and_presses_only_and_an_edited_command_does_nothing(
+def test_the_bot_asks_for_what_it_handles_only_and_an_edited_command_does_nothing(
     tg: FakeTelegram, bot: BotRunner
 ) -> None:
     tg.wait_for(lambda: tg._allowed is not None, 30, "the bot's first getUpdates")
-    assert tg._allowed == {"message", "callback_query"}
+    assert tg._allowed == {"message", "callback_query", "inline_query", "chosen_inline_result"}
     tg.add_chat(GROUP, "group", "Club")
     alice = SimUser(tg, 1, "Alice")
     sent = alice.say("/help", GROUP)
@@ -867,8 +867,20 @@ def test_command_menus_per_scope_and_language_and_russian_descriptions(
     tg: FakeTelegram, bot: BotRunner
 ) -> None:
     commands = tg.commands()
-    private = ["newgame", "resign", "cancel", "claim", "rules", "help", "forget", "start"]
-    group = ["newgame", "resign", "cancel", "claim", "rules", "help"]
+    private = [
+        "newgame",
+        "resign",
+        "cancel",
+        "claim",
+        "settings",
+        "verify",
+        "seed",
+        "rules",
+        "help",
+        "forget",
+        "start",
+    ]
+    group = ["newgame", "resign", "cancel", "claim", "verify", "rules", "help"]
     for lang in ("", "ru"):
         assert [c["command"] for c in commands[f"default/{lang}"]] == private
         assert [c["command"] for c in commands[f"all_private_chats/{lang}"]] == private

@@ -1,0 +1,106 @@
+"""/settings: a user's language, whether a turn waits for ✅ Done, and the colours of their boards.
+
+The choices are kept per user in Redis (bot/settings.py) and take effect at once: the menu itself is
+redrawn in the chosen language, and a board of the user's game in progress that now looks different
+(language, colours) is drawn again."""
+
+from __future__ import annotations
+
+from telegram import CallbackQuery, Update
+from telegram.constants import ChatType
+from telegram.ext import ContextTypes
+
+from bot.callbacks import Callback
+from bot.flow import Refused
+from bot.handlers.common import N_, Deps, active_game, button, command, deps, message_of, user_texts
+from bot.i18n import Texts, language_of, texts
+from bot.keyboards import LANGUAGE_NAMES, settings_markup
+from bot.settings import AUTO, Settings
+
+NOT_YOURS = N_("These are someone else's settings. Send /settings to see yours.")
+IN_PRIVATE = N_("Settings are kept per person: send /settings to me in a private chat, @{bot}.")
+
+
+def settings_text(t: Texts, chosen: Settings, telegram_language: str | None) -> str:
+    """What the /settings message says: each setting's current choice, and what confirming with Done means."""
+    if chosen.lang == AUTO:
+        language = t.gettext(
+            "auto (Telegram's: {language})", language=LANGUAGE_NAMES[language_of(telegram_language)]
+        )
+    else:
+        language = LANGUAGE_NAMES[chosen.lang]
+    confirm = {
+        AUTO: t.gettext("auto (on in private games, off in group games)"),
+        "on": t.gettext("on"),
+        "off": t.gettext("off"),
+    }[chosen.confirm]
+    theme = {"light": t.gettext("light"), "dark": t.gettext("dark")}.get(chosen.theme, chosen.theme)
+    return "\n".join(
+        [
+            t.gettext("⚙️ Settings"),
+            "",
+            t.gettext("Language: {choice}", choice=language),
+            t.gettext("Confirm each turn with ✅ Done: {choice}", choice=confirm),
+            t.gettext("Board colours: {choice}", choice=theme),
+            "",
+            t.gettext(
+                "With Done on, your turn waits for ✅ Done: until then ↩ Undo takes moves back. With Done "
+                "off, your turn ends as soon as its last die is played, and there is no Undo after that: "
+                "the opponent's dice are rolled at once. Auto keeps group games quick: Telegram lets a bot "
+                "post only about 20 messages a minute in a group. The colours are those of the boards in "
+                "your private chat; a group's board stays light."
+            ),
+        ]
+    )
+
+
+@command
+async def settings_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/settings: the menu (private chats); in a group, one line pointing to the private chat."""
+    t = user_texts(update)
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    d = deps(context)
+    if chat.type != ChatType.PRIVATE:
+        d.say(chat.id, t.gettext(IN_PRIVATE, bot=context.bot.username))
+        return
+    chosen = await d.settings.get(user.id)
+    d.say(chat.id, settings_text(t, chosen, user.language_code), settings_markup(t, user.id, chosen))
+
+
+@button
+async def on_setting(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """One choice made: saved, the menu redrawn in the (maybe new) language, the user's boards restyled."""
+    user = query.from_user
+    if cb.user != user.id:
+        raise Refused(NOT_YOURS)
+    message = message_of(query)
+    d = deps(context)
+    before = await d.settings.get(user.id)
+    chosen = await d.settings.choose(user.id, cb.setting, cb.choice)
+    if chosen == before:
+        return None  # the menu shows it already
+    nt = texts(chosen.language(user.language_code))
+    d.edit_text(
+        message.chat.id,
+        message.message_id,
+        settings_text(nt, chosen, user.language_code),
+        settings_markup(nt, user.id, chosen),
+    )
+    looks = (before.language(user.language_code), before.theme)
+    if looks != (chosen.language(user.language_code), chosen.theme):
+        await restyle(d, user.id)
+    return None
+
+
+async def restyle(d: Deps, user_id: int) -> None:
+    """The user's board in their game in progress is drawn again in their language and colours."""
+    table = await active_game(d.storage, user_id)
+    if table is None:
+        return
+    for target in table.targets:
+        if target.chat_id == user_id and target.viewer is not None and target.key in table.messages:
+            await d.storage.unmark_shown(table.id, target.key)
+            d.boards.restyle(table.id, target.key)
