@@ -54,6 +54,7 @@ def main() -> int:
         remind_after=config.remind_after,
         reminders_per_game=config.reminders_per_game,
         media_chat=config.media_chat_id,
+        analysts=computers,
     )
     loop = new_event_loop()
     log.info("event loop: %s.%s", type(loop).__module__, type(loop).__name__)

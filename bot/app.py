@@ -24,9 +24,23 @@ from telegram.ext import (
 )
 
 from bot.boards import HEAL_EVERY, RETRY_FIRST, Boards
+from bot.computer import ComputerProcesses
 from bot.config import api_base_url, claim_after_from_env, reminders_from_env, seek_timeout_from_env
 from bot.flow import ComputerPlayer, DiceSource, FairDice, engine_computer
-from bot.handlers import board, claims, commands, fairness, forget, gate, inline, menus, quickmatch, settings
+from bot.handlers import (
+    analysis,
+    board,
+    claims,
+    commands,
+    fairness,
+    forget,
+    gate,
+    inline,
+    menus,
+    quickmatch,
+    records,
+    settings,
+)
 from bot.handlers.common import Deps, on_error
 from bot.handlers.gate import Limits
 from bot.http_request import AiohttpRequest
@@ -77,13 +91,14 @@ PRIVATE_COMMANDS = (
     "claim",
     "settings",
     "verify",
+    "export",
     "seed",
     "rules",
     "help",
     "forget",
     "start",
 )
-GROUP_COMMANDS = ("newgame", "resign", "cancel", "claim", "verify", "rules", "help")
+GROUP_COMMANDS = ("newgame", "resign", "cancel", "claim", "verify", "export", "rules", "help")
 
 
 def command_menu(lang: str, names: tuple[str, ...]) -> list[BotCommand]:
@@ -100,6 +115,7 @@ def command_menu(lang: str, names: tuple[str, ...]) -> list[BotCommand]:
         "forget": t.gettext("Delete my data"),
         "settings": t.gettext("Language, confirming turns, board colours"),
         "verify": t.gettext("Check a game's dice"),
+        "export": t.gettext("A finished game's record as a file"),
         "seed": t.gettext("My own seed for the dice"),
     }
     return [BotCommand(name, about[name]) for name in names]
@@ -186,6 +202,7 @@ def build_application(
     reminders_per_game: int | None = None,
     media_chat: int | None = None,
     seek_timeout: float | None = None,
+    analysts: ComputerProcesses | None = None,
 ) -> Application:
     """The bot: storage, dice (secrets unless a test scripts them), the computer opponent, every handler.
 
@@ -196,7 +213,8 @@ def build_application(
     `request_timeout`: seconds to wait for a Bot API answer (uploads: four times it). `remind_after` and
     `reminders_per_game` (default: NARDY_REMIND_AFTER, NARDY_REMINDERS_PER_GAME): turn reminders. `media_chat`
     (NARDY_MEDIA_CHAT_ID): where inline games' pictures are uploaded; None: no inline games. `seek_timeout`
-    (default: NARDY_SEEK_TIMEOUT, else 300 s): how long a quick-match search waits for an opponent."""
+    (default: NARDY_SEEK_TIMEOUT, else 300 s): how long a quick-match search waits for an opponent.
+    `analysts`: the computer worker processes that also work out analyses and hints (None: a thread)."""
     root = api_url or "https://api.telegram.org"
     requests = (
         AiohttpRequest(
@@ -253,6 +271,7 @@ def build_application(
         claim_after=claim_after_from_env() if claim_after is None else claim_after,
         seek_timeout=seek_timeout_from_env() if seek_timeout is None else seek_timeout,
         clock=clock or time.time,
+        analysts=analysts,
     )
     d = app.bot_data["nardy"]
     boards.unreachable = lambda table, target: claims.player_unreachable(d, table, target)
@@ -273,6 +292,7 @@ def build_application(
     app.add_handler(CommandHandler("settings", settings.settings_command, filters=only_new))
     app.add_handler(CommandHandler("seed", fairness.seed_command, filters=only_new))
     app.add_handler(CommandHandler("verify", fairness.verify_command, filters=only_new))
+    app.add_handler(CommandHandler("export", records.export_command, filters=only_new))
     app.add_handler(CommandHandler(("forget", "deletedata"), forget.forget_command, filters=only_new))
     app.add_handler(CallbackQueryHandler(menus.on_variant, pattern=r"^v:"))
     app.add_handler(CallbackQueryHandler(menus.on_opponent, pattern=r"^o:"))
@@ -290,6 +310,10 @@ def build_application(
     app.add_handler(CallbackQueryHandler(claims.on_claim, pattern=r"^c:"))
     app.add_handler(CallbackQueryHandler(forget.on_forget, pattern=r"^f[yn]:"))
     app.add_handler(CallbackQueryHandler(settings.on_setting, pattern=r"^s:"))
+    app.add_handler(CallbackQueryHandler(records.on_export, pattern=r"^gx:"))
+    app.add_handler(CallbackQueryHandler(records.on_replay, pattern=r"^gr:"))
+    app.add_handler(CallbackQueryHandler(analysis.on_analyse, pattern=r"^ga:"))
+    app.add_handler(CallbackQueryHandler(analysis.on_hint, pattern=r"^h:"))
     app.add_handler(InlineQueryHandler(inline.on_inline_query))
     app.add_handler(ChosenInlineResultHandler(inline.on_chosen_result))
     app.add_handler(CallbackQueryHandler(inline.on_accept, pattern=r"^ia:"))

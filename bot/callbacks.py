@@ -14,6 +14,8 @@
   qs:<user>:<token>                quick match: stop searching (only that user; that search only)
   ia:<token> / ix:<token>          accept / withdraw an inline challenge
   im:<game>:<version> / ib:...     an inline board's resign-or-claim menu / back to the board
+  gx:<game>:<number> / gr:... / ga:...  a finished game: its record as a file / its replay / its analysis
+  h:<game>:<version>               a hint for the player on turn (only that player)
 Anything else is garbage; decode() raises BadCallback and the user gets a short alert."""
 
 from __future__ import annotations
@@ -50,6 +52,10 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
     "s": re.compile(
         r"^s:(?P<user>\d{1,20}):(?P<setting>lang|confirm|theme):(?P<choice>auto|en|ru|on|off|light|dark)$"
     ),
+    "gx": re.compile(rf"^gx:(?P<game>{_ID}):(?P<number>\d{{1,9}})$"),
+    "gr": re.compile(rf"^gr:(?P<game>{_ID}):(?P<number>\d{{1,9}})$"),
+    "ga": re.compile(rf"^ga:(?P<game>{_ID}):(?P<number>\d{{1,9}})$"),
+    "h": re.compile(rf"^h:(?P<game>{_ID}):(?P<version>\d{{1,9}})$"),
     "qm": re.compile(r"^qm:(?P<user>\d{1,20}):(?P<variant>short|long)$"),
     "qs": re.compile(rf"^qs:(?P<user>\d{{1,20}}):(?P<token>{_ID})$"),
 }
@@ -176,6 +182,22 @@ def setting(user: int, name: str, choice: str) -> str:
     if choice not in SETTING_CHOICES.get(name, ()):
         raise ValueError(f"{choice!r} is not a choice of setting {name!r}")
     return _checked(f"s:{user}:{name}:{choice}")
+
+
+def export_record(game: str, number: int) -> str:
+    return _checked(f"gx:{game}:{number}")
+
+
+def replay(game: str, number: int) -> str:
+    return _checked(f"gr:{game}:{number}")
+
+
+def analyse(game: str, number: int) -> str:
+    return _checked(f"ga:{game}:{number}")
+
+
+def hint(game: str, version: int) -> str:
+    return _checked(f"h:{game}:{version}")
 
 
 def decode(data: str | None) -> Callback:

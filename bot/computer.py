@@ -37,6 +37,7 @@ import logging
 import pickle
 import random
 from dataclasses import dataclass
+from typing import Any
 
 from bot.worker_pool import HandlerFailed, WorkerGone, WorkerPool, WorkerSpec, run_worker
 from engine import Dice, Game, NardyError, Options, Phase, Play, Position, find_rules
@@ -162,13 +163,59 @@ class ComputerProcesses(WorkerPool):
         return await decide_in_thread(decision)
 
 
+# ---------------------------------------------------------------------- analysis and hints
+
+
+@dataclass(frozen=True)
+class Review:
+    """A stretch of a game's plays to judge (engine.ai.analysis.review_turns: turns start..stop-1)."""
+
+    record: dict[str, Any]  # Game.to_json
+    start: int
+    stop: int
+
+    def run(self) -> tuple[Any, ...]:
+        from engine.ai.analysis import review_turns
+
+        return review_turns(Game.from_json(self.record), self.start, self.stop)
+
+
+@dataclass(frozen=True)
+class HintRequest:
+    """The best plays and the chances of the side on turn (engine.ai.analysis.hint)."""
+
+    record: dict[str, Any]  # Game.to_json, in its MOVE phase
+
+    def run(self) -> Any:
+        from engine.ai.analysis import hint
+
+        return hint(Game.from_json(self.record))
+
+
+async def think(processes: ComputerProcesses | None, request: Review | HintRequest) -> Any:
+    """A review or a hint, worked out in a computer worker (between two decisions of the games it
+    serves), or in a thread when there is none or it fails."""
+    if processes is not None:
+        try:
+            return pickle.loads(await processes.call(pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL)))
+        except WorkerGone:
+            pass
+        except HandlerFailed as err:
+            log.error(
+                "a computer worker could not work out %s (%s); in a thread", type(request).__name__, err
+            )
+    return await asyncio.to_thread(request.run)
+
+
 # ---------------------------------------------------------------------- the worker's side
 
 
 def _decide(request: bytes) -> bytes:
     """A computer worker's handler: a pickled Decision in (pickles only ever come from the bot's own
-    process), the chosen play's moves out."""
+    process), the chosen play's moves out; or a Review or HintRequest, its pickled result out."""
     decision = pickle.loads(request)
+    if isinstance(decision, Review | HintRequest):
+        return pickle.dumps(decision.run(), protocol=pickle.HIGHEST_PROTOCOL)
     if not isinstance(decision, Decision):
         raise TypeError(f"expected a Decision, got {type(decision).__name__}")
     return play_answer(decision.choose())

@@ -12,7 +12,7 @@ import logging
 from dataclasses import replace
 from enum import Enum
 
-from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto, ReplyParameters
+from telegram import Bot, InlineKeyboardMarkup, InputFile, InputMediaPhoto, ReplyParameters
 from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot import captions
@@ -293,3 +293,43 @@ async def edit_text(
             log.warning("could not edit message %s in chat %s: %s", message_id, chat_id, err.message)
     except TelegramError as err:
         log.warning("could not edit message %s in chat %s: %s", message_id, chat_id, err)
+
+
+async def send_document(
+    bot: Bot, chat_id: int, data: bytes, filename: str, caption: str | None = None
+) -> None:
+    """Send a file (a game's record); a blocked chat is logged, not raised."""
+    try:
+        await bot.send_document(chat_id=chat_id, document=InputFile(data, filename=filename), caption=caption)
+    except Forbidden as err:
+        log.warning("chat %s does not accept files (%s)", chat_id, err.message)
+    except TelegramError:
+        log.exception("could not send %s to chat %s", filename, chat_id)
+
+
+async def send_animation(
+    bot: Bot, chat_id: int, animation: bytes | str, caption: str | None = None
+) -> str | None:
+    """Send an animation: GIF bytes (uploaded as replay.gif) or the file_id of one sent before. Returns
+    the file_id Telegram gave it (None if it could not be sent: a blocked chat is logged, not raised)."""
+    media = InputFile(animation, filename="replay.gif") if isinstance(animation, bytes) else animation
+    try:
+        sent = await bot.send_animation(chat_id=chat_id, animation=media, caption=caption)
+    except Forbidden as err:
+        log.warning("chat %s does not accept animations (%s)", chat_id, err.message)
+        return None
+    except TelegramError:
+        log.exception("could not send a replay to chat %s", chat_id)
+        return None
+    found = sent.animation or sent.document
+    return found.file_id if found is not None else None
+
+
+async def send_photo(bot: Bot, chat_id: int, picture: bytes, caption: str | None = None) -> None:
+    """Send a picture that is not a board (the analysis's worst play); a blocked chat is logged, not raised."""
+    try:
+        await bot.send_photo(chat_id=chat_id, photo=picture, caption=caption)
+    except Forbidden as err:
+        log.warning("chat %s does not accept pictures (%s)", chat_id, err.message)
+    except TelegramError:
+        log.exception("could not send a picture to chat %s", chat_id)

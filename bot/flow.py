@@ -206,6 +206,24 @@ def fair_proof(table: Table) -> dict[str, Any] | None:
     }
 
 
+def previous_game(table: Table) -> dict[str, Any]:
+    """What a table keeps of its game that just ended when the next of the series starts: its number,
+    its record (for /export, Replay, Analyse) and what checks its dice (/verify)."""
+    return {"number": table.number, "record": table.game.to_json(), **(fair_proof(table) or {})}
+
+
+def finished_game(table: Table, number: int) -> Game:
+    """Game `number` of `table`'s series, over: the current one or the one before (Refused otherwise)."""
+    if number == table.number:
+        if not table.over:
+            raise Refused("This game is not over yet.")
+        return table.game
+    kept = table.proof
+    if kept is not None and kept.get("number") == number and kept.get("record"):
+        return Game.from_json(kept["record"])
+    raise Refused("That game is no longer kept: only a series' last two games are.")
+
+
 def new_game_id() -> str:
     return new_id()
 
@@ -349,7 +367,7 @@ async def rematch(
         events=(),
         number=number,
         fair=new_fair_seeds(f"{table.id}/{number}", clients),
-        proof=fair_proof(table),
+        proof=previous_game(table),
     )
     return await advance(nxt, dice, computer)
 

@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 
 ROW = 4
 LEVELS = ("beginner", "intermediate", "expert")
+HINTED = (
+    "short",
+    "long",
+)  # variants whose boards offer 💡 (a hint: the best play, the chances) at a turn's start
 
 
 def move_label(t: Texts, move: Move, with_die: bool = False) -> str:
@@ -39,7 +43,18 @@ def board_markup(t: Texts, table: Table, viewer: Side | None) -> InlineKeyboardM
                     InlineKeyboardButton(
                         t.gettext("🔁 Rematch"), callback_data=callbacks.rematch(table.id, table.version)
                     )
-                ]
+                ],
+                [
+                    InlineKeyboardButton(
+                        t.gettext("📄 Record"), callback_data=callbacks.export_record(table.id, table.number)
+                    ),
+                    InlineKeyboardButton(
+                        t.gettext("🎞 Replay"), callback_data=callbacks.replay(table.id, table.number)
+                    ),
+                    InlineKeyboardButton(
+                        t.gettext("📊 Analysis"), callback_data=callbacks.analyse(table.id, table.number)
+                    ),
+                ],
             ]
         )
     if game.phase is not Phase.MOVE or (viewer is not None and viewer is not game.turn):
@@ -66,6 +81,8 @@ def board_markup(t: Texts, table: Table, viewer: Side | None) -> InlineKeyboardM
         last.append(
             InlineKeyboardButton(t.gettext("✅ Done"), callback_data=callbacks.done(table.id, table.version))
         )
+    elif not table.moves and game.game in HINTED:
+        last.append(InlineKeyboardButton("💡", callback_data=callbacks.hint(table.id, table.version)))
     if last:
         rows.append(last)
     if table.mode == "inline":  # no /resign or /claim where the bot may not be: a button instead

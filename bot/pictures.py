@@ -18,6 +18,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import pickle
+from dataclasses import dataclass
+from typing import Any
 
 from bot.worker_pool import RESPAWN_DELAY, HandlerFailed, WorkerGone, WorkerPool, WorkerSpec, run_worker
 
@@ -108,10 +110,69 @@ async def render(view: object) -> bytes:
     return await asyncio.to_thread(image, view)
 
 
+@dataclass(frozen=True)
+class ReplayRequest:
+    """A finished game's animated replay to draw (render/replay.py): its record (Game.to_json), the
+    players' names, the translated words on its frames, the side it is seen from and the colours."""
+
+    record: dict[str, Any]
+    names: tuple[str, str]
+    texts: Any  # render.replay.ReplayTexts (imported in the worker only)
+    viewer: int
+    theme: str
+
+
+def replay_animation(request: ReplayRequest) -> bytes:
+    """The replay's GIF (render.replay.render_replay); RenderError for a record that does not replay."""
+    from engine import Game, Side
+    from render.replay import render_replay, replay_views
+
+    game = Game.from_json(request.record)
+    views = replay_views(game, request.names, request.texts, Side(request.viewer), request.theme)
+    return render_replay(views)
+
+
+@dataclass(frozen=True)
+class ComparisonRequest:
+    """Two boards side by side, each under its label (render/compare.py): a play and the better one."""
+
+    left: Any  # render.view.BoardView
+    right: Any
+    labels: tuple[str, str]
+
+
+def comparison_picture(request: ComparisonRequest) -> bytes:
+    from render.compare import render_comparison
+
+    return render_comparison(request.left, request.right, request.labels)
+
+
+async def render_replay(request: ReplayRequest | ComparisonRequest) -> bytes:
+    """A replay's GIF, or a comparison's JPEG, drawn off the event loop (a render worker; a thread if
+    none is running). RenderFailed if the renderer refuses it."""
+    if _processes is not None:
+        try:
+            return await _processes.call(pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL))
+        except WorkerGone:
+            pass
+        except HandlerFailed as err:
+            raise RenderFailed(str(err)) from None
+    return await asyncio.to_thread(_picture, request)
+
+
+def _picture(request: ReplayRequest | ComparisonRequest) -> bytes:
+    if isinstance(request, ReplayRequest):
+        return replay_animation(request)
+    return comparison_picture(request)
+
+
 def _draw(request: bytes) -> bytes:
     """A render worker's handler: a pickled view in (pickles only ever come from the bot's own
-    process), its JPEG out."""
-    return image(pickle.loads(request))
+    process), its JPEG out; or a ReplayRequest, its GIF out."""
+    found = pickle.loads(request)
+    if isinstance(found, ReplayRequest | ComparisonRequest):
+        return _picture(found)
+    return image(found)
 
 
 def _warm() -> None:

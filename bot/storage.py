@@ -20,7 +20,8 @@ Keys (all JSON unless said otherwise):
   nardy:once:<what>           "1": something done at most once in a while (a re-pointed board, a claim offer)
   nardy:challenge:<token>     an inline challenge card's challenge (used up by the game it starts; 1 day)
   nardy:user:<id>:challenge:<variant>:<target>  the token of the user's open challenge of that kind (1 day)
-  nardy:media:<name>          a file_id of a picture in the media chat (the challenge cards' boards; 30 days)
+  nardy:media:<name>          a file_id Telegram gave a file the bot sent: a picture in the media chat (the
+                              challenge cards' boards), a game's replay ("replay:<id>:<n>:<language>"); 30 days
   nardy:drawing:<id>          the token of the worker drawing the game's boards now (a lease of a minute)
   nardy:seek:<variant>        sorted set: user ids looking for a quick-match opponent, scored by when they began
                               (entries whose search ended are stale: skipped and removed by the next look)

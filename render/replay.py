@@ -21,6 +21,7 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from PIL import Image
 
@@ -80,34 +81,8 @@ def replay_views(
     texts = texts or ReplayTexts()
     total = len(game.history)
 
-    def view(
-        at: Game,
-        status: str,
-        to_move: Side | None = None,
-        dice: tuple[int, int] | tuple[()] = (),
-        last_mover: Side | None = None,
-        last_move: tuple[MoveMark, ...] = (),
-        winner: Side | None = None,
-    ) -> BoardView:
-        board = at.board()
-        white, black = at.pip_counts()
-        return BoardView(
-            game=at.game,
-            points=tuple(board.points),
-            bar=(board.bar[0], board.bar[1]),
-            off=(board.off[0], board.off[1]),
-            viewer=viewer,
-            names=names,
-            to_move=to_move,
-            dice=dice,
-            last_mover=last_mover,
-            last_move=last_move,
-            pips=(int(white), int(black)),
-            status=status,
-            winner=winner,
-            pips_label=texts.pips_label,
-            theme=theme,
-        )
+    def view(at: Game, status: str, **marks: Any) -> BoardView:
+        return game_view(at, names, texts.pips_label, status, viewer=viewer, theme=theme, **marks)
 
     at = Game.new(game.game, game.rules.options, game.starter)
     for white_die, black_die in game.opening_rolls:
@@ -150,6 +125,42 @@ def replay_views(
         )
     )
     return views
+
+
+def game_view(
+    at: Game,
+    names: tuple[str, str],
+    pips_label: str,
+    status: str,
+    *,
+    viewer: Side = Side.WHITE,
+    theme: str = DEFAULT_THEME,
+    to_move: Side | None = None,
+    dice: tuple[int, int] | tuple[()] = (),
+    last_mover: Side | None = None,
+    last_move: tuple[MoveMark, ...] = (),
+    winner: Side | None = None,
+) -> BoardView:
+    """The board of `at` as a picture's view: its position and pips, with the dice, marks and status given."""
+    board = at.board()
+    white, black = at.pip_counts()
+    return BoardView(
+        game=at.game,
+        points=tuple(board.points),
+        bar=(board.bar[0], board.bar[1]),
+        off=(board.off[0], board.off[1]),
+        viewer=viewer,
+        names=names,
+        to_move=to_move,
+        dice=dice,
+        last_mover=last_mover,
+        last_move=last_move,
+        pips=(int(white), int(black)),
+        status=status,
+        winner=winner,
+        pips_label=pips_label,
+        theme=theme,
+    )
 
 
 def frame_durations(count: int, play_ms: int, first_ms: int, last_ms: int) -> list[int]:

@@ -45,8 +45,12 @@ def help_text(t: Texts) -> str:
         "/verify: check a game's dice: they follow from a secret seed, committed to when the game starts "
         "and revealed when it ends, and from the players' seeds (/seed: your own)"
     )
+    after = t.gettext(
+        "/export: a finished game's record as a file (GNU Backgammon's .mat for short nardy; txt or json). "
+        "Under a finished board: 📄 Record, 🎞 Replay and 📊 Analysis; during a turn 💡 shows the best play"
+    )
     onward = t.gettext("A button like 13→7→6 moves one checker with both dice in one press.")
-    return f"{listed}\n{settings}\n{fair}\n\n{how} {onward}"
+    return f"{listed}\n{settings}\n{fair}\n{after}\n\n{how} {onward}"
 
 
 def _help(t: Texts) -> str:

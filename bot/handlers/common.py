@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from telegram import CallbackQuery, InlineKeyboardMarkup, MaybeInaccessibleMessage, Update, User
@@ -16,7 +17,7 @@ from telegram.ext import ContextTypes
 from bot import callbacks, display
 from bot.boards import Boards
 from bot.callbacks import BadCallback, Callback
-from bot.computer import ComputerBusy
+from bot.computer import ComputerBusy, ComputerProcesses
 from bot.config import DEFAULT_CLAIM_AFTER, DEFAULT_SEEK_TIMEOUT
 from bot.flow import ComputerPlayer, DiceSource, Refused
 from bot.i18n import Texts, language_of, texts
@@ -59,6 +60,23 @@ class Deps:
     claim_after: float = DEFAULT_CLAIM_AFTER  # seconds of idleness before the opponent may claim
     seek_timeout: float = DEFAULT_SEEK_TIMEOUT  # seconds a quick-match search waits (NARDY_SEEK_TIMEOUT)
     clock: Callable[[], float] = time.time  # the bot's clock (the engine never reads one)
+    analysts: ComputerProcesses | None = None  # where analyses and hints are worked out (None: a thread)
+    background: set[asyncio.Task[None]] = field(default_factory=set)  # work begun after a press's answer
+
+    def spawn(self, work: Coroutine[Any, Any, None], name: str) -> None:
+        """Run `work` in the background (a replay drawn, an analysis made); its failure is logged."""
+
+        async def logged() -> None:
+            try:
+                await work
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("background work %s failed", name)
+
+        task = asyncio.get_running_loop().create_task(logged(), name=name)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
 
     def stamped(self, table: Table) -> Table:
         """`table` with the time of this change (the idle-claim clock starts again)."""

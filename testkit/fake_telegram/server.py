@@ -142,6 +142,10 @@ class StoredMessage:
     sender_id: int | None = None
     reply_to: int | None = None
     inline_id: str | None = None  # an inline message (posted by a user via the bot): edited by this id
+    document: bytes | None = None  # a sent file (sendDocument) ...
+    file_name: str | None = None  # ... and its name
+    animation: bytes | None = None  # a sent animation (sendAnimation: a GIF or an MP4)
+    file_id: str | None = None  # the document's or animation's file_id
 
     @property
     def buttons(self) -> list[dict[str, Any]]:
@@ -191,6 +195,7 @@ class _State:
     stalls: list[Stall] = field(default_factory=list)
     flood_refusals: int = 0  # calls refused with 429 by the enforced limits
     files: dict[str, bytes] = field(default_factory=dict)  # file_id -> the photo's bytes
+    file_names: dict[str, str] = field(default_factory=dict)  # file_id -> a document's file name
     inline: dict[str, StoredMessage] = field(default_factory=dict)  # inline_message_id -> the message
     inline_queries: dict[str, tuple[float, dict[str, Any]]] = field(
         default_factory=dict
@@ -201,6 +206,9 @@ class _State:
 
 _BOUNDARY = re.compile(r'boundary=(?:"([^"]+)"|([^;\s]+))', re.IGNORECASE)
 _PARAM = re.compile(r';\s*(name|filename)="((?:[^"\\]|\\.)*)"', re.IGNORECASE)
+
+
+FILENAME = ":filename"  # files[name + FILENAME]: the name an upload came with
 
 
 def _parse_multipart(content_type: str, body: bytes) -> tuple[dict[str, Any], dict[str, bytes]]:
@@ -236,6 +244,7 @@ def _parse_multipart(content_type: str, body: bytes) -> tuple[dict[str, Any], di
             raise ApiError(400, "Bad Request: a multipart part without a name")
         if "filename" in params:
             files[params["name"]] = payload
+            files[params["name"] + FILENAME] = params["filename"].encode("utf-8")
         else:
             fields[params["name"]] = payload.decode("utf-8")
     return fields, files
@@ -745,6 +754,59 @@ class FakeTelegram:
             )
             return self._message_json(msg)
 
+    def _file(self, field: str, params: dict[str, Any], files: dict[str, bytes]) -> tuple[bytes, str, str]:
+        """The file a sendDocument or sendAnimation names: an upload (its bytes and file name) or a file_id
+        the fake gave out; Telegram's 50 MB limit for uploads by bots."""
+        ref = params.get(field)
+        if isinstance(ref, str) and ref in self._state.files:
+            return self._state.files[ref], ref, self._state.file_names.get(ref, "file")
+        name = ref[len("attach://") :] if isinstance(ref, str) and ref.startswith("attach://") else field
+        if name not in files:
+            raise ApiError(400, "Bad Request: wrong file identifier/HTTP URL specified")
+        data = files[name]
+        if not data:
+            raise ApiError(400, "Bad Request: file must be non-empty")
+        if len(data) > 50 * 1024 * 1024:
+            raise ApiError(413, "Request Entity Too Large")
+        file_id = f"{field}-{next(self._file_ids)}"
+        with self._lock:
+            self._state.files[file_id] = data
+            self._state.file_names[file_id] = files.get(name + FILENAME, name.encode()).decode("utf-8")
+        return data, file_id, self._state.file_names[file_id]
+
+    def _api_sendDocument(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
+        data, file_id, name = self._file("document", params, files)
+        caption = params.get("caption")
+        if caption is not None and len(str(caption)) > 1024:
+            raise ApiError(400, "Bad Request: message caption is too long")
+        with self._lock:
+            msg = self._store_bot_message(
+                int(params["chat_id"]),
+                document=data,
+                file_name=name,
+                file_id=file_id,
+                caption=None if caption is None else str(caption),
+                reply_markup=params.get("reply_markup") or None,
+            )
+            return self._message_json(msg)
+
+    def _api_sendAnimation(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
+        data, file_id, _ = self._file("animation", params, files)
+        if not data.startswith((b"GIF87a", b"GIF89a")) and data[4:8] != b"ftyp":
+            raise ApiError(400, "Bad Request: wrong type of the web page content")  # not a GIF or an MP4
+        caption = params.get("caption")
+        if caption is not None and len(str(caption)) > 1024:
+            raise ApiError(400, "Bad Request: message caption is too long")
+        with self._lock:
+            msg = self._store_bot_message(
+                int(params["chat_id"]),
+                animation=data,
+                file_id=file_id,
+                caption=None if caption is None else str(caption),
+                reply_markup=params.get("reply_markup") or None,
+            )
+            return self._message_json(msg)
+
     def _editable(self, params: dict[str, Any]) -> StoredMessage:
         if params.get("inline_message_id"):
             found = self._state.inline.get(str(params["inline_message_id"]))
@@ -902,6 +964,15 @@ class FakeTelegram:
             out["photo"] = [
                 {"file_id": msg.photo_id, "file_unique_id": msg.photo_id, "width": 800, "height": 600}
             ]
+        if msg.document is not None:
+            out["document"] = {
+                "file_id": msg.file_id,
+                "file_unique_id": msg.file_id,
+                "file_name": msg.file_name,
+            }
+        if msg.animation is not None:
+            size = {"width": 488, "height": 469, "duration": 1}
+            out["animation"] = {"file_id": msg.file_id, "file_unique_id": msg.file_id, **size}
         if msg.caption is not None:
             out["caption"] = msg.caption
         if msg.reply_markup:

@@ -128,6 +128,7 @@ def test_help_rules_start_and_the_command_menu(tg: FakeTelegram, bot: BotRunner)
         "claim",
         "settings",
         "verify",
+        "export",
         "seed",
         "rules",
         "help",
@@ -142,6 +143,7 @@ def test_help_rules_start_and_the_command_menu(tg: FakeTelegram, bot: BotRunner)
         "cancel",
         "claim",
         "verify",
+        "export",
         "rules",
         "help",
     ]

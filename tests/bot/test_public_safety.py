@@ -874,13 +874,14 @@ def test_command_menus_per_scope_and_language_and_russian_descriptions(
         "claim",
         "settings",
         "verify",
+        "export",
         "seed",
         "rules",
         "help",
         "forget",
         "start",
     ]
-    group = ["newgame", "resign", "cancel", "claim", "verify", "rules", "help"]
+    group = ["newgame", "resign", "cancel", "claim", "verify", "export", "rules", "help"]
     for lang in ("", "ru"):
         assert [c["command"] for c in commands[f"default/{lang}"]] == private
         assert [c["command"] for c in commands[f"all_private_chats/{lang}"]] == private

@@ -555,7 +555,7 @@ def test_a_blocked_opponent_can_be_claimed_at_once_and_a_blocked_seeker_leaves_t
     tg.settle()
     final = tg.message(bob.id, bob_board.message_id)
     assert "Alice недоступен(на)" in (final.caption or "") and "Bob забрал(а) победу" in (final.caption or "")
-    assert final.button_texts == ["🔁 Реванш"]
+    assert final.button_texts == ["🔁 Реванш", "📄 Запись", "🎞 Повтор", "📊 Разбор"]
     assert live_game(redis_url, bob.id) is None and live_game(redis_url, alice.id) is None
     assert queue(redis_url) == [] and search(redis_url, alice.id) is None
 

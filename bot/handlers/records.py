@@ -1,0 +1,209 @@
+"""A finished game given back to its players: its record as a file (📄 Record, /export) and its animated
+replay (🎞 Replay). The formats are engine/records.py's, the animation render/replay.py's (drawn in a render
+worker process). The analysis and hints are bot/handlers/analysis.py's.
+
+Where the files go: to the chat of the board pressed (a group, a private chat), or for a board in an
+inline message (a chat the bot may not be in) to the presser's private chat with the bot. A double tap, or
+a second press by anyone in the same chat within a minute, sends nothing twice. A replay once sent is sent
+again by its file_id (kept in Redis), not drawn again."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from telegram import CallbackQuery, Message, Update
+from telegram.ext import ContextTypes
+
+from bot import display, flow
+from bot.callbacks import Callback
+from bot.captions import names, points, variant_name, win_kind
+from bot.flow import Refused
+from bot.handlers.common import N_, Deps, button, command, deps, load_table, user_texts
+from bot.i18n import Texts
+from bot.pictures import ReplayRequest, render_replay
+from bot.table import Table
+from engine import Game
+from engine.records import to_json, to_mat, to_text
+from render.replay import ReplayTexts
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+KINDS = ("mat", "txt", "json")
+ON_ITS_WAY = N_("It is on its way.")
+SENT_PRIVATELY = N_("Sent to your private chat with me (if nothing came, open @{bot} and press Start).")
+NO_FINISHED_GAME = N_(
+    "No finished game to export here. /export GAME/N for another game (its board's last line names it); "
+    "add mat, txt or json for the format."
+)
+MAT_SHORT_ONLY = N_("GNU Backgammon's .mat files are for short nardy only: use txt or json.")
+UNKNOWN_GAME = N_("I know no game {game}: games are kept 7 days after they end.")
+SEND_AGAIN_AFTER = 60.0  # seconds: the same file is sent to one chat at most once in this time
+
+
+def record_file(t: Texts, table: Table, game: Game, number: int, kind: str) -> tuple[bytes, str]:
+    """The game's record as a file: (bytes, file name). `kind`: mat (short nardy), txt or json."""
+    white, black = names(t, table)
+    if kind == "mat":
+        if game.game != "short":
+            raise Refused(MAT_SHORT_ONLY)
+        text = to_mat(game, white=white, black=black)
+    elif kind == "txt":
+        text = to_text(game, white=white, black=black)
+    else:
+        text = to_json(game, white=white, black=black)
+    return text.encode("utf-8"), f"nardy-{game.game}-{table.id}-{number}.{kind}"
+
+
+def default_kind(game: Game) -> str:
+    """What the Record button sends: GNU Backgammon's .mat for short nardy, the text record for long."""
+    return "mat" if game.game == "short" else "txt"
+
+
+def about(t: Texts, table: Table, game: Game, number: int) -> str:
+    """One line naming a finished game: variant, number, players, result."""
+    who = names(t, table)
+    line = t.gettext(
+        "{variant}, game {number}: ⚪ {white} vs ⚫ {black}",
+        variant=variant_name(t, game.game),
+        number=number,
+        white=who[0],
+        black=who[1],
+    )
+    if game.result is not None:
+        line += "\n" + t.gettext(
+            "{name} wins: {kind}, {points}.",
+            name=who[game.result.winner],
+            kind=win_kind(t, game.result.kind),
+            points=points(t, game.result.points),
+        )
+    return line
+
+
+def destination(query: CallbackQuery) -> int:
+    """Where a press's file goes: the board's chat, or the presser's private chat for an inline board."""
+    if query.message is not None:
+        return query.message.chat.id
+    return query.from_user.id
+
+
+@button
+async def on_export(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """📄 Record: the finished game's record as a file."""
+    d = deps(context)
+    table = await load_table(d.storage, cb.game)
+    game = flow.finished_game(table, cb.number)
+    chat = destination(query)
+    if not await d.storage.once(f"export:{table.id}:{cb.number}:{chat}", SEND_AGAIN_AFTER):
+        return t.gettext(ON_ITS_WAY)
+    data, filename = record_file(t, table, game, cb.number, default_kind(game))
+    send_file(d, chat, data, filename, about(t, table, game, cb.number))
+    return t.gettext(SENT_PRIVATELY, bot=context.bot.username) if query.message is None else None
+
+
+def send_file(d: Deps, chat: int, data: bytes, filename: str, caption: str) -> None:
+    bot = d.boards.bot
+    d.outbox.post(chat, lambda: display.send_document(bot, chat, data, filename, caption), "a record")
+
+
+@command
+async def export_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/export [GAME[/N]] [mat|txt|json]: a finished game's record (by default this chat's last game)."""
+    t = user_texts(update)
+    chat, message = update.effective_chat, update.effective_message
+    assert chat is not None and message is not None
+    d = deps(context)
+    args = [a.lower() if a.lower() in KINDS else a for a in (context.args or [])][:2]
+    kind = next((a for a in args if a in KINDS), None)
+    wanted = next((a for a in args if a not in KINDS), None)
+    table, number = await _game_asked(d, chat.id, message, wanted)
+    game = flow.finished_game(table, number)
+    data, filename = record_file(t, table, game, number, kind or default_kind(game))
+    send_file(d, chat.id, data, filename, about(t, table, game, number))
+
+
+async def _game_asked(d: Deps, chat_id: int, message: Message, wanted: str | None) -> tuple[Table, int]:
+    if wanted is not None:
+        game_id, _, raw = wanted.partition("/")
+        table = await d.storage.load(game_id) if game_id else None
+        if table is None:
+            raise Refused(UNKNOWN_GAME, game=wanted[:40])
+        return table, int(raw) if raw.isdigit() else table.number
+    table = await d.storage.game_of_chat(chat_id)
+    if table is None:
+        raise Refused(NO_FINISHED_GAME)
+    if not table.over and table.proof is not None and table.number > 1:
+        return table, table.number - 1  # the series goes on: its game before
+    if not table.over:
+        raise Refused(NO_FINISHED_GAME)
+    return table, table.number
+
+
+@button
+async def on_replay(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """🎞 Replay: the finished game as an animation (drawn once, then sent again by its file_id)."""
+    d = deps(context)
+    table = await load_table(d.storage, cb.game)
+    game = flow.finished_game(table, cb.number)
+    chat = destination(query)
+    if not await d.storage.once(f"replay:{table.id}:{cb.number}:{chat}", SEND_AGAIN_AFTER):
+        return t.gettext(ON_ITS_WAY)
+    d.spawn(send_replay(d, t, chat, table, game, cb.number), f"replay-{table.id}-{cb.number}")
+    return t.gettext(SENT_PRIVATELY, bot=context.bot.username) if query.message is None else None
+
+
+def replay_texts(t: Texts, table: Table, game: Game) -> ReplayTexts:
+    who = names(t, table)
+    result = ""
+    if game.result is not None:
+        result = t.gettext(
+            "{name} wins: {kind}", name=who[game.result.winner], kind=win_kind(t, game.result.kind)
+        )
+    return ReplayTexts(
+        start=t.gettext("⚪ {white} vs ⚫ {black}", white=who[0], black=who[1]),
+        result=result,
+        no_move=t.gettext("no move"),
+        pips_label=t.gettext("pips"),
+    )
+
+
+async def send_replay(d: Deps, t: Texts, chat: int, table: Table, game: Game, number: int) -> None:
+    """Send the replay: by the file_id of the same replay sent before (same game, same language), else
+    drawn in a render worker and uploaded, its file_id kept for the next time."""
+    name = f"replay:{table.id}:{number}:{t.lang}"
+    caption = "🎞 " + about(t, table, game, number)
+    bot = d.boards.bot
+    known = await d.storage.media_file(name)
+    if known is not None:
+        sent = await post_and_wait(d, chat, lambda: display.send_animation(bot, chat, known, caption))
+        if sent is not None:
+            return
+        log.warning("the kept replay %s could not be sent again; drawing it anew", name)
+    request = ReplayRequest(game.to_json(), names(t, table), replay_texts(t, table, game), 0, "light")
+    gif = await render_replay(request)
+    file_id = await post_and_wait(d, chat, lambda: display.send_animation(bot, chat, gif, caption))
+    if file_id is not None:
+        await d.storage.set_media_file(name, file_id)
+
+
+async def post_and_wait(d: Deps, chat: int, send: Callable[[], Awaitable[T]]) -> T | None:
+    """Send through the chat's outbox (its order, Telegram's limits) and wait for the result (None if
+    the send raised: it is logged)."""
+    done: asyncio.Future[T | None] = asyncio.get_running_loop().create_future()
+
+    async def run() -> None:
+        try:
+            done.set_result(await send())
+        except BaseException:
+            done.set_result(None)
+            raise
+
+    d.outbox.post(chat, run, "a replay")
+    return await done

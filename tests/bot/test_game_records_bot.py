@@ -1,0 +1,183 @@
+"""A finished game given back through the fake Bot API: its record as a file (📄 Record, /export), its
+animated replay (🎞 Replay, sent again by file_id), its analysis (📊, players only, progress then report
+and the worst play's picture), and 💡 hints for the player on turn; refusals for games still running."""
+
+from __future__ import annotations
+
+import io
+import random
+
+from PIL import Image
+
+from engine import Phase
+from engine.records import parse_json
+from testkit.fake_telegram import FakeTelegram, SimUser
+from testkit.fake_telegram.play import (
+    MOVER,
+    board,
+    data_of,
+    play_turn,
+    reply_to,
+    start_computer_game,
+    start_friend_game,
+    start_group_game,
+    wait_board,
+)
+from testkit.fake_telegram.runner import BotRunner
+from testkit.fake_telegram.server import CallbackAnswer, StoredMessage
+
+GROUP = -6262
+
+
+def _resign(user: SimUser, chat_id: int | None = None) -> None:
+    question = reply_to(user, "/resign", chat_id)
+    answer = user.press(question, "Yes")
+    assert not answer.show_alert, answer.text
+
+
+def _group_game_over(
+    tg: FakeTelegram, bot: BotRunner, alice: SimUser, bob: SimUser, turns: int
+) -> StoredMessage:
+    """A short nardy group game of a few turns each, then Bob resigns: the finished board."""
+    first = start_group_game(tg, GROUP, alice, bob, "short")
+    rng = random.Random(5)
+    by_name = {u.first_name: u for u in (alice, bob)}
+    for _ in range(turns):
+        msg = board(tg, GROUP)
+        match = MOVER.search(msg.caption or "")
+        assert match, msg.caption
+        play_turn(by_name[match["name"]], msg, rng)
+    _resign(bob, GROUP)
+    bot.settle()
+    over = tg.message(GROUP, first.message_id)
+    assert "Rematch" in " ".join(over.button_texts), over.button_texts
+    return over
+
+
+def _files(tg: FakeTelegram, chat_id: int) -> list[StoredMessage]:
+    return [m for m in tg.bot_messages(chat_id) if m.document is not None]
+
+
+def _animations(tg: FakeTelegram, chat_id: int) -> list[StoredMessage]:
+    return [m for m in tg.bot_messages(chat_id) if m.animation is not None]
+
+
+def test_the_record_of_a_finished_group_game_as_a_mat_file_and_as_json_and_a_double_tap_sends_one(
+    tg: FakeTelegram, bot: BotRunner
+) -> None:
+    alice, bob = SimUser(tg, 11, "Alice"), SimUser(tg, 12, "Bob")
+    over = _group_game_over(tg, bot, alice, bob, 4)
+    assert {"📄 Record", "🎞 Replay", "📊 Analysis"} <= set(over.button_texts), over.button_texts
+    first = bob.press(over, "Record", wait_edit=False)
+    again = alice.press(over, "Record", wait_edit=False)
+    assert not first.show_alert and again.show_alert and again.text == "It is on its way."
+    sent = tg.wait_for(lambda: _files(tg, GROUP), 10.0, "the record")
+    assert len(sent) == 1 and (sent[0].file_name or "").endswith(".mat"), sent
+    mat = (sent[0].document or b"").decode()
+    assert "1 point match" in mat and "Alice" in mat and "Bob" in mat and "Wins" in mat, mat
+
+    alice.say("/export json", GROUP)
+    files = tg.wait_for(lambda: len(_files(tg, GROUP)) == 2 and _files(tg, GROUP), 10.0, "the JSON record")
+    record = parse_json((files[1].document or b"").decode())
+    assert record.game.phase is Phase.OVER and (record.white, record.black) == ("Alice", "Bob")
+    assert len(record.game.history) >= 4
+    assert reply_to(alice, "/export mat nosuchgame", GROUP).body.startswith("I know no game")
+    assert not bot.errors.records, bot.errors.messages()
+
+
+def test_nothing_is_exported_replayed_or_analysed_while_the_game_runs(
+    tg: FakeTelegram, bot: BotRunner
+) -> None:
+    alice, bob = SimUser(tg, 21, "Alice"), SimUser(tg, 22, "Bob")
+    running = start_group_game(tg, GROUP, alice, bob, "short")
+    game_id = data_of(running, "m:")[0].split(":")[1]
+    for forged in (f"gx:{game_id}:1", f"gr:{game_id}:1", f"ga:{game_id}:1"):
+        answer = alice.press_data(running, forged)
+        assert isinstance(answer, CallbackAnswer) and answer.show_alert, forged
+        assert answer.text == "This game is not over yet.", answer.text
+    assert reply_to(alice, "/export", GROUP).body.startswith("No finished game to export here.")
+    assert not _files(tg, GROUP) and not _animations(tg, GROUP)
+
+
+def test_the_replay_is_an_animated_gif_drawn_once_and_sent_again_by_its_file_id(
+    tg: FakeTelegram, bot: BotRunner
+) -> None:
+    anna, boris = SimUser(tg, 31, "Anna"), SimUser(tg, 32, "Boris")
+    start_friend_game(tg, anna, boris, "long")
+    rng = random.Random(3)
+    for _ in range(4):
+        for user in (anna, boris):
+            msg = board(tg, user.id)
+            if data_of(msg, "m:"):
+                play_turn(user, msg, rng)
+    _resign(anna)
+    bot.settle()
+    mine, theirs = wait_board(tg, anna.id), wait_board(tg, boris.id)
+    anna.press(mine, "Replay", wait_edit=False)
+    sent = tg.wait_for(lambda: _animations(tg, anna.id), 20.0, "Anna's replay")
+    gif = sent[0].animation or b""
+    assert gif.startswith(b"GIF89a") and len(gif) < 2_000_000
+    with Image.open(io.BytesIO(gif)) as image:
+        assert getattr(image, "n_frames", 1) >= 3  # the start, the plays, the result
+    assert "🎞" in (sent[0].caption or "") and "Boris wins" in (sent[0].caption or ""), sent[0].caption
+    boris.press(theirs, "Replay", wait_edit=False)
+    again = tg.wait_for(lambda: _animations(tg, boris.id), 20.0, "Boris's replay")
+    assert again[0].file_id == sent[0].file_id, "the second replay is the first one's file, not a new upload"
+    uploads = [p for m, p in tg.calls("sendAnimation") if not isinstance(p.get("animation"), str)]
+    assert len(uploads) == 1, uploads
+    assert not bot.errors.records, bot.errors.messages()
+
+
+def test_the_analysis_is_for_players_only_shows_progress_then_the_report_and_the_worst_play(
+    tg: FakeTelegram, bot: BotRunner
+) -> None:
+    alice, bob, carol = SimUser(tg, 41, "Alice"), SimUser(tg, 42, "Bob"), SimUser(tg, 43, "Carol")
+    over = _group_game_over(tg, bot, alice, bob, 6)
+    refused = carol.press(over, "Analysis", wait_edit=False)
+    assert refused.show_alert and refused.text == "Only the players of this game can ask for its analysis."
+    before = len(tg.bot_messages(GROUP))
+    assert not alice.press(over, "Analysis", wait_edit=False).show_alert
+
+    def report() -> StoredMessage | None:
+        found = [m for m in tg.bot_messages(GROUP)[before:] if (m.text or "").startswith("📊 Analysis\n")]
+        return found[0] if found else None
+
+    text = tg.wait_for(report, 30.0, "the analysis report").text or ""
+    assert "error rate" in text and "⚪ Alice" in text and "⚫ Bob" in text, text
+    assert "GNU Backgammon" in text and "mEMG" in text, text
+    worst = [
+        m for m in tg.bot_messages(GROUP)[before:] if (m.caption or "").startswith("Worst play of the game")
+    ]
+    if "better" in text:  # somebody lost equity somewhere: the worst play's picture follows
+        picture = tg.wait_for(
+            lambda: [m for m in tg.bot_messages(GROUP)[before:] if m.photo is not None], 20.0, "the picture"
+        )[0]
+        assert "better" in (picture.caption or ""), picture.caption
+        with Image.open(io.BytesIO(picture.photo or b"")) as image:
+            assert image.width > image.height  # two boards side by side
+    else:
+        assert not worst
+    assert alice.press(over, "Analysis", wait_edit=False).text == "It is on its way."
+    assert not bot.errors.records, bot.errors.messages()
+
+
+def test_a_hint_is_an_alert_for_the_player_on_turn_only(tg: FakeTelegram, bot: BotRunner) -> None:
+    anna = SimUser(tg, 51, "Anna")
+    msg = start_computer_game(tg, anna, "short", "Beginner")
+    hint = anna.press(msg, "💡", wait_edit=False)
+    assert hint.show_alert and (hint.text or "").startswith("💡 Best: "), hint.text
+    assert "chance to win" in (hint.text or "") and len(hint.text or "") <= 200
+
+    alice, bob = SimUser(tg, 52, "Alice"), SimUser(tg, 53, "Bob")
+    group_board = start_group_game(tg, GROUP, alice, bob, "long")
+    match = MOVER.search(group_board.caption or "")
+    assert match, group_board.caption
+    waiting = bob if match["name"] == "Alice" else alice
+    refused = waiting.press(group_board, "💡", wait_edit=False)
+    assert refused.show_alert and refused.text == "A hint is for the player on turn.", refused.text
+    stale = waiting.press_data(group_board, data_of(group_board, "h:")[0].rsplit(":", 1)[0] + ":999")
+    assert (
+        isinstance(stale, CallbackAnswer)
+        and stale.text == "This board is out of date. Use the latest message."
+    )
+    assert not bot.errors.records, bot.errors.messages()
