@@ -8,9 +8,10 @@ many, by rematches) through the fake Bot API with Telegram's limits enforced (`e
 20 a minute), against the bot with its production defaults: build_application's own limiter (the bot's
 ChatRateLimiter class with its default rates, wrapped only to time its holds) and the production inbound
 limits. Each player takes T seconds a turn: the board shows their turn at t0; they press the buttons the
-board offers (a bear-off first, else a random move, `mm:` buttons that move one checker twice included;
-Done when only Done is left), spread evenly over T (with p presses expected, the k-th at t0 + k*T/p: one
-per die, four for doubles, plus one for Done while the bot asks for it), and never before the board shows
+board offers (a bear-off first, else a random move, `mm:` buttons that move one checker twice and `p:`
+buttons that play a whole turn included; Done when only Done is left), spread evenly over T (with p presses
+expected, the k-th at t0 + k*T/p: one per die, four for doubles, or one when the board offers the turn's
+few plays as whole-play buttons, plus one for Done while the bot asks for it), and never before the board shows
 the result of their previous press (plus 0.2 s to see it). The players never open /settings: the defaults apply (in a group a turn ends with its last die;
 the code before that always asked for Done). Dice and choices are seeded (the same dice before and after;
 the choices differ once a board offers buttons the other did not).
@@ -248,11 +249,12 @@ def play(pace: float, games: int, most: int, seed: int) -> Run:
                 found = DICE.search(msg.caption or "")
                 assert found is not None, msg.caption
                 dice = 4 if found[1] == found[2] else 2
-                planned = dice + (1 if expects_done[user.id] else 0)
+                whole = bool(data_of(msg, "p:"))  # few plays: each a button, the turn in one press
+                planned = (1 if whole else dice) + (1 if expects_done[user.id] else 0)
                 t0, pressed, last_press = shown_at, 0, 0.0
                 while True:
                     current = tg.message(GROUP, msg.message_id)
-                    moves = data_of(current, "m:") + data_of(current, "mm:")  # one checker, or one twice
+                    moves = data_of(current, "m:") + data_of(current, "mm:") + data_of(current, "p:")
                     done = data_of(current, "d:")
                     if not moves and not done:
                         break
@@ -260,7 +262,7 @@ def play(pace: float, games: int, most: int, seed: int) -> Run:
                         home = [
                             b
                             for b in current.buttons
-                            if str(b.get("callback_data", "")).startswith("m:") and "⌂" in b["text"]
+                            if str(b.get("callback_data", "")).startswith(("m:", "p:")) and "⌂" in b["text"]
                         ]
                         data = str(home[0]["callback_data"]) if home else rng.choice(moves)
                     else:

@@ -517,7 +517,7 @@ def drive(tg: TimedFake, args: argparse.Namespace, rng: random.Random, redis_url
             found = MOVER.search(msg.caption or "")
             assert found, f"chat {chat}: cannot tell whose turn it is from {msg.caption!r}"
             user = players[chat][found["name"]]
-        move_buttons = [b for b in msg.buttons if str(b.get("callback_data", "")).startswith("m:")]
+        move_buttons = [b for b in msg.buttons if str(b.get("callback_data", "")).startswith(("m:", "p:"))]
         done = [d for d in datas if d.startswith("d:")]
         if done and not move_buttons:
             data = done[0]

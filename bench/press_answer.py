@@ -141,7 +141,7 @@ def main() -> int:
                         if not found:
                             time.sleep(0.05)
                             continue
-                        moves, done = data_of(msg, "m:"), data_of(msg, "d:")
+                        moves, done = data_of(msg, "m:") + data_of(msg, "p:"), data_of(msg, "d:")
                         user = by_name[found["name"]]
                         data = done[0] if done and (not moves or rng.random() < 0.5) else rng.choice(moves)
                     start = time.monotonic()

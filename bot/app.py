@@ -303,6 +303,7 @@ def build_application(
     app.add_handler(CallbackQueryHandler(quickmatch.on_find, pattern=r"^qm:"))
     app.add_handler(CallbackQueryHandler(quickmatch.on_stop, pattern=r"^qs:"))
     app.add_handler(CallbackQueryHandler(board.on_move, pattern=r"^mm?:"))
+    app.add_handler(CallbackQueryHandler(board.on_play, pattern=r"^p:"))
     app.add_handler(CallbackQueryHandler(board.on_undo, pattern=r"^u:"))
     app.add_handler(CallbackQueryHandler(board.on_done, pattern=r"^d:"))
     app.add_handler(CallbackQueryHandler(board.on_resign_answer, pattern=r"^r[yn]:"))

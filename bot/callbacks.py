@@ -16,6 +16,7 @@
   im:<game>:<version> / ib:...     an inline board's resign-or-claim menu / back to the board
   gx:<game>:<number> / gr:... / ga:...  a finished game: its record as a file / its replay / its analysis
   h:<game>:<version>               a hint for the player on turn (only that player)
+  p:<game>:<version>:<src>.<die>-...  a whole play in one press: its single moves, 1 to 4 (<src>.<die> each)
 Anything else is garbage; decode() raises BadCallback and the user gets a short alert."""
 
 from __future__ import annotations
@@ -55,6 +56,9 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
     "gx": re.compile(rf"^gx:(?P<game>{_ID}):(?P<number>\d{{1,9}})$"),
     "gr": re.compile(rf"^gr:(?P<game>{_ID}):(?P<number>\d{{1,9}})$"),
     "ga": re.compile(rf"^ga:(?P<game>{_ID}):(?P<number>\d{{1,9}})$"),
+    "p": re.compile(
+        rf"^p:(?P<game>{_ID}):(?P<version>\d{{1,9}}):(?P<moves>\d{{1,2}}\.[1-6](?:-\d{{1,2}}\.[1-6]){{0,3}})$"
+    ),
     "h": re.compile(rf"^h:(?P<game>{_ID}):(?P<version>\d{{1,9}})$"),
     "qm": re.compile(r"^qm:(?P<user>\d{1,20}):(?P<variant>short|long)$"),
     "qs": re.compile(rf"^qs:(?P<user>\d{{1,20}}):(?P<token>{_ID})$"),
@@ -90,6 +94,12 @@ class Callback:
     token: str = ""
     setting: str = ""
     choice: str = ""
+    moves: str = ""  # "p": the play's single moves, "<src>.<die>" joined by "-"
+
+    @property
+    def play_moves(self) -> tuple[tuple[int, int], ...]:
+        """ "p": the play's single moves as (src, die) pairs."""
+        return tuple((int(src), int(die)) for src, die in (m.split(".") for m in self.moves.split("-")))
 
 
 def _checked(data: str) -> str:
@@ -196,6 +206,10 @@ def analyse(game: str, number: int) -> str:
     return _checked(f"ga:{game}:{number}")
 
 
+def whole_play(game: str, version: int, moves: tuple[tuple[int, int], ...]) -> str:
+    return _checked(f"p:{game}:{version}:" + "-".join(f"{src}.{die}" for src, die in moves))
+
+
 def hint(game: str, version: int) -> str:
     return _checked(f"h:{game}:{version}")
 
@@ -221,6 +235,10 @@ def decode(data: str | None) -> Callback:
     callback = Callback(action=action, **values)
     if action in ("m", "mm") and not 1 <= callback.src <= 25:
         raise BadCallback(f"callback data {data!r}: point {callback.src} is not 1..25")
+    if action == "p" and not all(1 <= src <= 25 for src, _ in callback.play_moves):
+        raise BadCallback(f"callback data {data!r}: a point is not 1..25")
+    if action == "p" and any(m.split(".")[0] != str(int(m.split(".")[0])) for m in callback.moves.split("-")):
+        raise BadCallback(f"callback data {data!r}: a point written with a leading zero")
     if action == "s" and callback.choice not in SETTING_CHOICES[callback.setting]:
         raise BadCallback(
             f"callback data {data!r}: {callback.choice!r} is not a choice of {callback.setting}"

@@ -262,6 +262,36 @@ def press_move(
     return table.bump(moves=only_completion(table.game, moves) or moves)
 
 
+def press_play(table: Table, user_id: int, version: int, moves: tuple[tuple[int, int], ...]) -> Table:
+    """A whole play in one press at the start of a turn: its single moves (src, die), each legal after the
+    ones before, together finishing the turn."""
+    _check_turn(table, user_id, version)
+    if table.moves:
+        raise Refused("That move is not possible now.")
+    made: tuple[tuple[int, int], ...] = ()
+    for src, die in moves:
+        if table.game.turn_step(made).find(src, die) is None:
+            raise Refused("That move is not possible now.")
+        made += ((src, die),)
+    step = table.game.turn_step(made)
+    if step.next_moves or not step.can_finish or step.play is None:
+        raise Refused("That move is not possible now.")
+    return table.bump(moves=made)
+
+
+async def press_play_to_end(
+    table: Table,
+    user_id: int,
+    version: int,
+    moves: tuple[tuple[int, int], ...],
+    dice: DiceSource,
+    computer: ComputerPlayer,
+) -> Table:
+    """A whole play for a player who does not confirm turns with ✅ Done: it ends the turn as Done would."""
+    played = press_play(table, user_id, version, moves)
+    return await press_done(replace(played, version=table.version), user_id, version, dice, computer)
+
+
 def only_completion(game: Game, moves: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...] | None:
     """The moves of the whole turn when `moves` leave exactly one way to finish it (auto-complete), else None."""
     assert game.dice is not None

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from bot.settings import Settings
 
 ROW = 4
+PLAYS_ROW = 2  # whole plays a row (their labels are longer)
+WHOLE_PLAYS = 6  # a turn with at most this many legal plays offers each as one button
 LEVELS = ("beginner", "intermediate", "expert")
 HINTED = (
     "short",
@@ -60,6 +62,20 @@ def board_markup(t: Texts, table: Table, viewer: Side | None) -> InlineKeyboardM
     if game.phase is not Phase.MOVE or (viewer is not None and viewer is not game.turn):
         return None
     step = table.step()
+    whole = whole_play_buttons(t, table)
+    if whole:  # few plays: each one a button (a press plays the whole turn)
+        rows = [whole[i : i + PLAYS_ROW] for i in range(0, len(whole), PLAYS_ROW)]
+        rows.append([InlineKeyboardButton("💡", callback_data=callbacks.hint(table.id, table.version))])
+        if table.mode == "inline":
+            rows.append(
+                [
+                    InlineKeyboardButton(
+                        t.gettext("⚑ Resign or claim"),
+                        callback_data=callbacks.inline_menu(table.id, table.version),
+                    )
+                ]
+            )
+        return InlineKeyboardMarkup(rows)
     moves = sorted(step.next_moves, key=lambda m: (-m.src, -m.die))
     labels = [move_label(t, m) for m in moves]
     buttons = [
@@ -95,6 +111,28 @@ def board_markup(t: Texts, table: Table, viewer: Side | None) -> InlineKeyboardM
             ]
         )
     return InlineKeyboardMarkup(rows) if rows else None
+
+
+def whole_play_buttons(t: Texts, table: Table) -> list[InlineKeyboardButton]:
+    """At the start of a turn with at most WHOLE_PLAYS legal plays (two or more): one button per play,
+    its single moves in a row (`13→8 13→10`). One press plays the whole turn: fewer taps, and in a group
+    one board edit a turn instead of one a die. Empty when the turn has more plays (the single moves, and
+    the `13→7→6` buttons, are offered instead) or a move was made already."""
+    game = table.game
+    if table.moves or game.phase is not Phase.MOVE or game.dice is None:
+        return []
+    plays = game.rules.turn_plays(game.position, game.dice)
+    if not 2 <= len(plays) <= WHOLE_PLAYS:
+        return []
+    return [
+        InlineKeyboardButton(
+            " ".join(move_label(t, m) for m in play.moves),
+            callback_data=callbacks.whole_play(
+                table.id, table.version, tuple((m.src, m.die) for m in play.moves)
+            ),
+        )
+        for play in sorted(plays, key=lambda p: [(-m.src, -m.die) for m in p.moves])
+    ]
 
 
 def move_on_buttons(t: Texts, table: Table) -> list[InlineKeyboardButton]:

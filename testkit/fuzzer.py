@@ -485,10 +485,10 @@ class Fuzzer:
             home = [
                 d
                 for d in datas
-                if d.startswith("m:")
+                if d.startswith(("m:", "p:"))
                 and any("⌂" in b["text"] and b.get("callback_data") == d for b in msg.buttons)
             ]
-            moves = [d for d in datas if d.startswith(("m:", "mm:"))]
+            moves = [d for d in datas if d.startswith(("m:", "mm:", "p:"))]
             done = [d for d in datas if d.startswith("d:")]
             undo = [d for d in datas if d.startswith("u:")]
             if done and (not moves or self.rng.random() < 0.5):

@@ -95,6 +95,25 @@ async def on_move(
 
 
 @button
+async def on_play(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """A whole play in one press (p:), offered when a turn has few plays; for a player who does not
+    confirm turns with ✅ Done it ends the turn."""
+    d = deps(context)
+    table = await load_table(d.storage, cb.game)
+    await check_board(d, table, query, cb.version)
+    await offer_claim(d, table, query, t)
+    uid = query.from_user.id
+    if (await d.settings.get(uid)).confirms(table.mode):
+        new = flow.press_play(table, uid, cb.version, cb.play_moves)
+    else:
+        new = await flow.press_play_to_end(table, uid, cb.version, cb.play_moves, d.dice, d.computer)
+    await commit(d, table, new)
+    return None
+
+
+@button
 async def on_undo(
     update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
 ) -> str | None:

@@ -49,7 +49,10 @@ def help_text(t: Texts) -> str:
         "/export: a finished game's record as a file (GNU Backgammon's .mat for short nardy; txt or json). "
         "Under a finished board: 📄 Record, 🎞 Replay and 📊 Analysis; during a turn 💡 shows the best play"
     )
-    onward = t.gettext("A button like 13→7→6 moves one checker with both dice in one press.")
+    onward = t.gettext(
+        "A button like 13→7→6 moves one checker with both dice in one press; when a turn has only a few "
+        "possible plays, each is one button (13→8 13→10)."
+    )
     return f"{listed}\n{settings}\n{fair}\n{after}\n\n{how} {onward}"
 
 

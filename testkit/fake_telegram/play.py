@@ -42,7 +42,7 @@ def is_over(msg: StoredMessage) -> bool:
 
 
 def has_turn(msg: StoredMessage) -> bool:
-    return bool(data_of(msg, "m:") or data_of(msg, "d:"))
+    return bool(data_of(msg, "m:") or data_of(msg, "p:") or data_of(msg, "d:"))
 
 
 def press_and_wait(user: SimUser, msg: StoredMessage, data: str, timeout: float = 10.0) -> CallbackAnswer:
@@ -69,7 +69,7 @@ def play_turn(user: SimUser, msg: StoredMessage, rng: random.Random, max_presses
         current = user.tg.message(msg.chat_id, msg.message_id)
         if presses and not MOVES_MADE.search(current.caption or ""):
             return presses
-        moves = [b for b in current.buttons if str(b.get("callback_data", "")).startswith("m:")]
+        moves = [b for b in current.buttons if str(b.get("callback_data", "")).startswith(("m:", "p:"))]
         done = data_of(current, "d:")
         if done and not moves:
             data = done[0]

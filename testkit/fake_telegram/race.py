@@ -60,7 +60,7 @@ class RaceStats:
 
 
 def _choose(rng: random.Random, datas: list[str]) -> str:
-    moves = [d for d in datas if d.startswith("m:")]
+    moves = [d for d in datas if d.startswith(("m:", "p:"))]  # a single move, or a whole play
     done = [d for d in datas if d.startswith("d:")]
     undo = [d for d in datas if d.startswith("u:")]
     if undo and rng.random() < 0.05:

@@ -63,7 +63,7 @@ def test_a_bot_restart_in_the_middle_of_20_games_lets_every_game_go_on(
         found = MOVER.search(msg.caption or "")
         assert found, msg.caption
         user = white if found["name"] == white.first_name else black
-        data = (data_of(msg, "m:") or data_of(msg, "d:"))[0]
+        data = (data_of(msg, "m:") or data_of(msg, "p:") or data_of(msg, "d:"))[0]
         waiting.append((chat, str(user.press_data(msg, data, wait=False))))
     assert _snapshot(redis_url) == kept, "a stopped bot changed nothing"
     bot.start()

@@ -1,0 +1,117 @@
+"""A turn with few legal plays offers each whole play as one button: one press plays the turn (and in a
+group, with Done off, ends it with one board edit); the press is checked like its single moves."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from bot import callbacks
+from bot.callbacks import BadCallback
+from bot.flow import Refused, ScriptedDice, press_play, press_play_to_end
+from bot.i18n import texts
+from bot.keyboards import WHOLE_PLAYS, board_markup
+from bot.table import Person, Table
+from engine import Dice, Game, Phase, Play, Position, Side, find_rules
+from testkit.fake_telegram import FakeTelegram, SimUser
+from testkit.fake_telegram.play import (
+    MOVER,
+    board,
+    data_of,
+    is_over,
+    play_turn,
+    press_and_wait,
+    start_group_game,
+)
+from testkit.fake_telegram.runner import BotRunner
+
+# white: two checkers on 13 and 10, the rest home; black: two back checkers. 6-5: five ways to play.
+POSITION = Position.from_counts({13: 1, 10: 1, 6: 13}, {24: 2, 13: 13})
+
+
+def _table() -> Table:
+    game = Game(
+        rules=find_rules("short"), phase=Phase.MOVE, turn=Side.WHITE, position=POSITION, dice=Dice(6, 5)
+    )
+    return Table("g7", "group", game, (Person(1, "Alice"), Person(2, "Bob")), "en", chat_id=-5, version=4)
+
+
+async def _no_computer(game: Game, level: str) -> Play:
+    raise AssertionError("no computer in this game")
+
+
+def _labels(table: Table) -> list[str]:
+    markup = board_markup(texts("en"), table, None)
+    assert markup is not None
+    return [b.text for row in markup.inline_keyboard for b in row]
+
+
+def test_few_plays_are_offered_whole_and_many_as_single_moves() -> None:
+    table = _table()
+    plays = table.game.rules.turn_plays(table.game.position, table.game.dice or Dice(6, 5))
+    assert 2 <= len(plays) <= WHOLE_PLAYS
+    labels = _labels(table)
+    assert labels[-1] == "💡" and len(labels) == len(plays) + 1, labels
+    assert all(" " in label for label in labels[:-1]), "each button is a whole play: two moves"
+    assert "13→7 10→5" in labels, labels
+    start = Game.new("short").opening_roll(5, 3)  # 5-3 from the start: many plays
+    many = Table("g6", "group", start, (Person(1, "A"), Person(2, "B")), "en", chat_id=-5, version=2)
+    assert "24→21" in _labels(many) and not any(" " in label for label in _labels(many))
+
+
+def test_a_whole_play_is_checked_like_its_moves_and_ends_the_turn_with_done_off() -> None:
+    table = _table()
+    played = press_play(table, 1, 4, ((13, 6), (10, 5)))
+    assert played.moves == ((13, 6), (10, 5)) and played.version == 5
+    for forged in (((13, 6),), ((13, 6), (13, 5)), ((10, 6), (10, 6)), ((24, 6), (10, 5))):
+        with pytest.raises(Refused):
+            press_play(table, 1, 4, forged)
+    with pytest.raises(Refused):
+        press_play(table, 2, 4, ((13, 6), (10, 5)))  # not Bob's turn
+    with pytest.raises(Refused):
+        press_play(table, 1, 3, ((13, 6), (10, 5)))  # an old board
+    ended = asyncio.run(
+        press_play_to_end(table, 1, 4, ((13, 6), (10, 5)), ScriptedDice([4, 3]), _no_computer)
+    )
+    assert ended.version == 5 and ended.game.turn is Side.BLACK and str(ended.game.dice) == "4-3"
+    assert ended.events[0] == {"k": "play", "s": 0, "p": "13/7 10/5", "d": "6-5", "how": "chosen"}
+
+
+def test_whole_play_buttons_decode_strictly_and_fit_in_64_bytes() -> None:
+    data = callbacks.whole_play("a" * 24, 10**9 - 1, ((25, 6), (25, 6), (25, 6), (25, 6)))
+    assert len(data.encode()) <= callbacks.MAX_BYTES
+    assert callbacks.decode(data).play_moves == ((25, 6),) * 4
+    for forged in ("p:g7:4:", "p:g7:4:13.7", "p:g7:4:0.5", "p:g7:4:26.1", "p:g7:4:013.6", "p:g7:4:1.1-" * 2):
+        with pytest.raises(BadCallback):
+            callbacks.decode(forged)
+
+
+def test_a_group_turn_with_few_plays_is_one_press_and_one_edit(tg: FakeTelegram, bot: BotRunner) -> None:
+    alice, bob = SimUser(tg, 1, "Alice"), SimUser(tg, 2, "Bob")
+    first = start_group_game(tg, -3131, alice, bob, "short")
+    by_name, rng = {"Alice": alice, "Bob": bob}, random.Random(2)
+    for _ in range(300):  # play on until a turn offers its few plays whole
+        msg = board(tg, -3131)
+        assert not is_over(msg), "the game ended before a turn with few plays"
+        match = MOVER.search(msg.caption or "")
+        assert match, msg.caption
+        whole = data_of(msg, "p:")
+        if whole:
+            break
+        play_turn(by_name[match["name"]], msg, rng)
+    else:
+        raise AssertionError("no turn with few plays in 300 turns")
+    mover = by_name[match["name"]]
+    assert not data_of(msg, "m:"), "whole plays only: no single moves beside them"
+    edits, calls = msg.edits, len(tg.calls())
+    answer = press_and_wait(mover, msg, whole[0])
+    assert not answer.show_alert, answer.text
+    bot.settle()
+    now = tg.message(-3131, first.message_id)
+    assert now.edits == edits + 1, "one edit for the whole turn"
+    assert "Moves so far" not in (now.caption or "") and f"{match['name']} moves" not in (now.caption or "")
+    group_calls = [m for m, p in tg.calls()[calls:] if p.get("chat_id") == -3131]
+    assert len(group_calls) == 1, group_calls
+    assert not bot.errors.records, bot.errors.messages()
