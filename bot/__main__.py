@@ -42,6 +42,7 @@ def main() -> int:
     storage = Storage.from_url(redis_url)
     processes = RenderProcesses(config.render_processes) if config.render_processes else None
     computers = ComputerProcesses(config.computer_processes) if config.computer_processes else None
+    analysts = ComputerProcesses(config.analysis_processes) if config.analysis_processes else None
     webhook = config.webhook_url is not None
     app = build_application(
         config.token,
@@ -54,7 +55,7 @@ def main() -> int:
         remind_after=config.remind_after,
         reminders_per_game=config.reminders_per_game,
         media_chat=config.media_chat_id,
-        analysts=computers,
+        analysts=analysts,
     )
     loop = new_event_loop()
     log.info("event loop: %s.%s", type(loop).__module__, type(loop).__name__)
@@ -67,6 +68,9 @@ def main() -> int:
         if computers is not None:  # likewise
             loop.run_until_complete(computers.start())
             log.info("the computer's moves are chosen by %d computer processes", computers.workers)
+        if analysts is not None:  # likewise: analyses, hints and replays, apart from the games' own work
+            loop.run_until_complete(analysts.start())
+            log.info("analyses, hints and replays are worked out by %d processes", analysts.workers)
         settle_heap()
         if config.webhook_url is not None:  # one of several workers behind a load balancer
             log.info("webhook mode: listening on %s:%s", config.webhook_listen, config.webhook_port)
@@ -93,6 +97,8 @@ def main() -> int:
             loop.run_until_complete(processes.stop())
         if computers is not None:
             loop.run_until_complete(computers.stop())
+        if analysts is not None:
+            loop.run_until_complete(analysts.stop())
         loop.close()
         if embedded is not None:
             embedded.stop()

@@ -165,11 +165,12 @@ def caption(t: Texts, table: Table, viewer: Side | None) -> str:
                 "Pips: {white} {w}, {black} {b}", white=who[0], black=who[1], w=white_pips, b=black_pips
             )
         )
-    fair = fair_line(t, table)
-    if fair:
-        lines.append(fair)
     text = "\n".join(lines)
-    return text if len(text) <= CAPTION_LIMIT else text[: CAPTION_LIMIT - 1] + "…"
+    fair = fair_line(t, table)  # kept whole: the rest gives way
+    room = CAPTION_LIMIT - (len(fair) + 1 if fair else 0)
+    if len(text) > room:
+        text = text[: room - 1] + "…"
+    return f"{text}\n{fair}" if fair else text
 
 
 def fair_line(t: Texts, table: Table) -> str | None:

@@ -39,6 +39,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from bot.pictures import ComparisonRequest, ReplayRequest
 from bot.worker_pool import HandlerFailed, WorkerGone, WorkerPool, WorkerSpec, run_worker
 from engine import Dice, Game, NardyError, Options, Phase, Play, Position, find_rules
 
@@ -192,9 +193,15 @@ class HintRequest:
         return hint(Game.from_json(self.record))
 
 
-async def think(processes: ComputerProcesses | None, request: Review | HintRequest) -> Any:
-    """A review or a hint, worked out in a computer worker (between two decisions of the games it
-    serves), or in a thread when there is none or it fails."""
+Work = Review | HintRequest | ReplayRequest | ComparisonRequest
+
+
+async def think(processes: ComputerProcesses | None, request: Work) -> Any:
+    """A review, a hint, a replay or a comparison picture, worked out in the analysis workers (processes
+    of their own, niced: the games' boards and the computer's moves never wait for them), or in a thread
+    when there are none or they fail. ComputerBusy when MAX_WAITING requests wait already."""
+    if processes is not None and len(processes._waiting) >= MAX_WAITING:
+        raise ComputerBusy(f"{len(processes._waiting)} requests wait for the analysis processes")
     if processes is not None:
         try:
             return pickle.loads(await processes.call(pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL)))
@@ -214,7 +221,7 @@ def _decide(request: bytes) -> bytes:
     """A computer worker's handler: a pickled Decision in (pickles only ever come from the bot's own
     process), the chosen play's moves out; or a Review or HintRequest, its pickled result out."""
     decision = pickle.loads(request)
-    if isinstance(decision, Review | HintRequest):
+    if isinstance(decision, Review | HintRequest | ReplayRequest | ComparisonRequest):
         return pickle.dumps(decision.run(), protocol=pickle.HIGHEST_PROTOCOL)
     if not isinstance(decision, Decision):
         raise TypeError(f"expected a Decision, got {type(decision).__name__}")

@@ -56,6 +56,7 @@ class Config:
     webhook_secret: str | None = field(default=None, repr=False)
     render_processes: int = 0
     computer_processes: int = 1
+    analysis_processes: int = 1
     claim_after: float = 24 * 3600.0
     seek_timeout: float = 300.0
     remind_after: float = 600.0
@@ -85,6 +86,12 @@ class Config:
             raise ConfigError(
                 f"NARDY_COMPUTER_PROCESSES={raw_computers!r} is not a number of processes (0..64; "
                 "0: the computer decides in a thread of the bot's process)"
+            )
+        raw_analysts = env.get("NARDY_ANALYSIS_PROCESSES", "").strip() or "1"
+        if not (raw_analysts.isascii() and raw_analysts.isdigit()) or int(raw_analysts) > 8:
+            raise ConfigError(
+                f"NARDY_ANALYSIS_PROCESSES={raw_analysts!r} is not a number of processes (0..8; "
+                "0: analyses, hints and replays are worked out in a thread of the bot's process)"
             )
         secret = env.get("WEBHOOK_SECRET", "").strip() or None
         if secret is not None and not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", secret):
@@ -117,6 +124,7 @@ class Config:
             webhook_secret=secret,
             render_processes=int(raw_procs),
             computer_processes=int(raw_computers),
+            analysis_processes=int(raw_analysts),
             redis_url=env.get("REDIS_URL", "").strip() or None,
             api_url=env.get("TELEGRAM_API_URL", "").strip() or None,
             log_level=level,

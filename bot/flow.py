@@ -46,11 +46,19 @@ class FairDice:
         return fair.roll(n)
 
 
-def new_fair_seeds(game: str, clients: tuple[str | None, str | None]) -> FairSeeds:
-    """A game's seeds: a fresh secret from the OS's CSPRNG and each side's client seed (a random one for a
-    side that set none): `game` is "<game id>/<number in the series>"."""
+Seeds = tuple[tuple[str | None, str | None], tuple[str | None, str | None]]  # (clients, parts), each (w, b)
+NO_SEEDS: Seeds = ((None, None), (None, None))
+
+
+def new_fair_seeds(
+    game: str, clients: tuple[str | None, str | None], parts: tuple[str | None, str | None] = (None, None)
+) -> FairSeeds:
+    """A game's seeds: `game` is "<game id>/<number in the series>"; each side's client seed (a random one
+    for a side that set none) and its part of the secret (a person's drawn before the game, its SHA-256
+    shown to them by /seed; a fresh one from the OS's CSPRNG for the computer, or a person who had none)."""
     seeds = tuple(c if c else secrets.token_hex(8) for c in clients)
-    return FairSeeds(secrets.token_hex(SEED_BYTES), (seeds[0], seeds[1]), game)
+    drawn = tuple(p if p else secrets.token_hex(SEED_BYTES) for p in parts)
+    return FairSeeds.of_parts((drawn[0], drawn[1]), (seeds[0], seeds[1]), game)
 
 
 class ScriptedDice:
@@ -175,10 +183,11 @@ async def start_table(
     computer: ComputerPlayer,
     chat_id: int | None = None,
     inline_id: str | None = None,
-    clients: tuple[str | None, str | None] = (None, None),
+    seeds: Seeds = NO_SEEDS,
 ) -> Table:
-    """A new table with the opening roll made (and whatever follows without a decision). `clients`: the
-    players' own seeds for the dice (None: a random one), white's and black's."""
+    """A new table with the opening roll made (and whatever follows without a decision). `seeds`: the
+    players' own seeds for the dice (None: a random one), white's and black's, and their parts of the
+    dice's secret, drawn before the game (None: a fresh one)."""
     table = Table(
         id=game_id,
         mode=mode,
@@ -188,7 +197,7 @@ async def start_table(
         chat_id=chat_id,
         inline_id=inline_id,
         version=0,
-        fair=new_fair_seeds(f"{game_id}/1", clients),
+        fair=new_fair_seeds(f"{game_id}/1", *seeds),
     )
     return await advance(table, dice, computer)
 
@@ -371,16 +380,8 @@ def resign(table: Table, user_id: int, number: int) -> Table:
     )
 
 
-async def rematch(
-    table: Table,
-    user_id: int,
-    version: int,
-    dice: DiceSource,
-    computer: ComputerPlayer,
-    clients: tuple[str | None, str | None] = (None, None),
-) -> Table:
-    """The next game of the series (Game.rematch keeps the series rules), same players and sides, its dice
-    from new seeds (`clients` as for start_table); the game just over stays verifiable (Table.proof)."""
+def check_rematch(table: Table, user_id: int, version: int) -> None:
+    """Refused unless `user_id` may start the next game of `table`'s series from the board of `version`."""
     if table.version != version:
         raise Refused("This board is out of date. Use the latest message.")
     if table.side_of(user_id) is None:
@@ -389,6 +390,19 @@ async def rematch(
         raise Refused("This game is not over yet.")
     if any(p.forgotten for p in table.players):
         raise Refused("The other player has left: no rematch. Send /newgame to start a new game.")
+
+
+async def rematch(
+    table: Table,
+    user_id: int,
+    version: int,
+    dice: DiceSource,
+    computer: ComputerPlayer,
+    seeds: Seeds = NO_SEEDS,
+) -> Table:
+    """The next game of the series (Game.rematch keeps the series rules), same players and sides, its dice
+    from new seeds (`seeds` as for start_table); the game just over stays verifiable (Table.proof)."""
+    check_rematch(table, user_id, version)
     number = table.number + 1
     nxt = replace(
         table,
@@ -396,7 +410,7 @@ async def rematch(
         moves=(),
         events=(),
         number=number,
-        fair=new_fair_seeds(f"{table.id}/{number}", clients),
+        fair=new_fair_seeds(f"{table.id}/{number}", *seeds),
         proof=previous_game(table),
     )
     return await advance(nxt, dice, computer)

@@ -66,18 +66,20 @@ class Outbox:
         self._tasks: dict[int | str, asyncio.Task[None]] = {}
         self.dropped = 0
 
-    def post(self, chat_id: int | str, send: Send, what: str = "message") -> None:
-        """Queue `send` for `chat_id` (sent once the press is answered, inside a press)."""
+    def post(self, chat_id: int | str, send: Send, what: str = "message") -> bool:
+        """Queue `send` for `chat_id` (sent once the press is answered, inside a press); False if the
+        chat's queue is full and it was dropped."""
         queue = self._queues.setdefault(chat_id, deque())
         if len(queue) >= self.max_queued:
             self.dropped += 1
             log.warning("chat %s has %d sends waiting; dropped: %s", chat_id, len(queue), what)
-            return
+            return False
         queue.append((what, send, current_gate()))
         if chat_id not in self._tasks:
             self._tasks[chat_id] = asyncio.get_running_loop().create_task(
                 self._drain(chat_id, queue), name=f"outbox-{chat_id}"
             )
+        return True
 
     async def _drain(self, chat_id: int | str, queue: deque[tuple[str, Send, Gate | None]]) -> None:
         try:

@@ -121,6 +121,9 @@ class ReplayRequest:
     viewer: int
     theme: str
 
+    def run(self) -> bytes:
+        return replay_animation(self)
+
 
 def replay_animation(request: ReplayRequest) -> bytes:
     """The replay's GIF (render.replay.render_replay); RenderError for a record that does not replay."""
@@ -140,6 +143,9 @@ class ComparisonRequest:
     right: Any
     labels: tuple[str, str]
 
+    def run(self) -> bytes:
+        return comparison_picture(self)
+
 
 def comparison_picture(request: ComparisonRequest) -> bytes:
     from render.compare import render_comparison
@@ -147,32 +153,11 @@ def comparison_picture(request: ComparisonRequest) -> bytes:
     return render_comparison(request.left, request.right, request.labels)
 
 
-async def render_replay(request: ReplayRequest | ComparisonRequest) -> bytes:
-    """A replay's GIF, or a comparison's JPEG, drawn off the event loop (a render worker; a thread if
-    none is running). RenderFailed if the renderer refuses it."""
-    if _processes is not None:
-        try:
-            return await _processes.call(pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL))
-        except WorkerGone:
-            pass
-        except HandlerFailed as err:
-            raise RenderFailed(str(err)) from None
-    return await asyncio.to_thread(_picture, request)
-
-
-def _picture(request: ReplayRequest | ComparisonRequest) -> bytes:
-    if isinstance(request, ReplayRequest):
-        return replay_animation(request)
-    return comparison_picture(request)
-
-
 def _draw(request: bytes) -> bytes:
     """A render worker's handler: a pickled view in (pickles only ever come from the bot's own
-    process), its JPEG out; or a ReplayRequest, its GIF out."""
-    found = pickle.loads(request)
-    if isinstance(found, ReplayRequest | ComparisonRequest):
-        return _picture(found)
-    return image(found)
+    process), its JPEG out. (Replays and comparison pictures are drawn by the analysis workers,
+    bot/computer.py `think`: a replay takes seconds, a board must not wait behind it.)"""
+    return image(pickle.loads(request))
 
 
 def _warm() -> None:

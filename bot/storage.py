@@ -16,6 +16,9 @@ Keys (all JSON unless said otherwise):
   nardy:user:<user_id>:games  set: ids of the games the user plays or played (for /forget)
   nardy:user:<user_id>:settings  hash: the user's /settings ("lang", "confirm", "theme"; bot/settings.py),
                               365 days after the last read or change
+  nardy:user:<user_id>:dice   the bot's secret part for the dice of the user's next game (64 hex digits; its
+                              SHA-256 is shown by /seed before that game; taken and replaced when a game of
+                              theirs starts; 365 days)
   nardy:limit:<who>:<kind>    hash: a token bucket of inbound updates (a user's or a chat's presses, commands)
   nardy:once:<what>           "1": something done at most once in a while (a re-pointed board, a claim offer)
   nardy:challenge:<token>     an inline challenge card's challenge (used up by the game it starts; 1 day)
@@ -142,6 +145,10 @@ def user_games_key(user_id: int) -> str:
 
 def user_settings_key(user_id: int) -> str:
     return f"nardy:user:{user_id}:settings"
+
+
+def dice_secret_key(user_id: int) -> str:
+    return f"nardy:user:{user_id}:dice"
 
 
 def drawing_key(game_id: str) -> str:
@@ -1156,6 +1163,23 @@ class Storage:
             pipe.expire(key, SETTINGS_TTL)
             await pipe.execute()
 
+    async def take_dice_secret(self, user_id: int, fresh: str) -> str | None:
+        """The user's pending dice secret, replaced by `fresh` in the same step (GETSET: two games starting
+        at once take two different ones); None if they had none yet."""
+        key = dice_secret_key(user_id)
+        async with _redis_errors(f"user {user_id} dice secret"):
+            found = await self._r.set(key, fresh, ex=SETTINGS_TTL, get=True)
+        return None if found is None else str(found)
+
+    async def pending_dice_secret(self, user_id: int, fresh: str) -> str:
+        """The user's pending dice secret (`fresh` becomes it if they had none): what /seed commits to."""
+        key = dice_secret_key(user_id)
+        async with _redis_errors(f"user {user_id} dice secret"), self._r.pipeline(transaction=True) as pipe:
+            pipe.set(key, fresh, ex=SETTINGS_TTL, nx=True)
+            pipe.get(key)
+            _, found = await pipe.execute()
+        return str(found)
+
     async def unmark_shown(self, game_id: str, board: str) -> None:
         """Forget which version one board shows (its look changed: its player's language or colours), so
         that the next draw of the game draws it again."""
@@ -1237,6 +1261,7 @@ class Storage:
             user_invite_key(user_id),
             user_games_key(user_id),
             user_settings_key(user_id),
+            dice_secret_key(user_id),
             user_seek_key(user_id),
             *(limit_key(f"u{user_id}", kind) for kind in ("press", "command", "inline")),
             *(limit_key(f"c{user_id}", kind) for kind in ("press", "command")),
@@ -1277,6 +1302,11 @@ class Storage:
     async def once(self, what: str, seconds: float) -> bool:
         """True at most once per `seconds` for `what` (SET NX with an expiry): throttles shared by workers."""
         return await self._first(once_key(what), seconds, f"once {what}")
+
+    async def forget_once(self, what: str) -> None:
+        """Let `what` happen again at once (the thing done once failed)."""
+        async with _redis_errors(f"once {what}"):
+            await self._r.delete(once_key(what))
 
     async def first_seen(self, what: str, seconds: float) -> float:
         """When `what` was first seen in the last `seconds` (unix time; now, if this is the first time)."""

@@ -5,6 +5,9 @@ nothing here is random. The algorithm (README.md, "Provably fair dice"; `scripts
 same thing in plain Python for anyone to run):
 
 - server seed: 32 bytes, written as 64 lower-case hex digits; commitment = SHA-256(server seed bytes), hex.
+  It is made of two parts, one per side, each 32 bytes from the CSPRNG: server seed = SHA-256(white's part
+  bytes + black's part bytes). A person's part is drawn before their game and its SHA-256 shown to them by
+  /seed, so that they can choose their own seed after the bot is bound to its secret.
 - client seeds: one per side, white's then black's, each 1-32 characters of `A-Z a-z 0-9 _ -`.
 - roll n (0, 1, 2, ... in the order the game rolls: the opening roll and each re-roll of a tie count as
   rolls, its first die white's and its second black's) of game `game` (the bot's game id, "/", the game's
@@ -36,6 +39,11 @@ class FairDiceError(ValueError):
 def commitment(server_seed: str) -> str:
     """SHA-256 of the server seed's bytes, hex: what is shown before the game, to check the seed after."""
     return hashlib.sha256(_seed_bytes(server_seed)).hexdigest()
+
+
+def combine(parts: tuple[str, str]) -> str:
+    """The server seed made of the two sides' parts: SHA-256 of white's 32 bytes then black's, hex."""
+    return hashlib.sha256(_seed_bytes(parts[0]) + _seed_bytes(parts[1])).hexdigest()
 
 
 def check_client_seed(seed: str) -> str:
@@ -79,14 +87,24 @@ class FairSeeds:
     clients: tuple[str, str]  # white's, black's
     game: str  # "<game id>/<number in the series>"
     rolls: int = 0
+    parts: tuple[str, str] | None = None  # the secret's parts (white's, black's); None: drawn whole
 
     def __post_init__(self) -> None:
         _seed_bytes(self.server_seed)
         for seed in self.clients:
             check_client_seed(seed)
+        if self.parts is not None and combine(self.parts) != self.server_seed:
+            raise FairDiceError("the server seed is not made of its parts")
 
     def __repr__(self) -> str:  # never print the secret by accident (a log line, a failed assertion)
-        return f"FairSeeds(commitment={self.commitment[:16]}…, clients={self.clients}, game={self.game!r}, rolls={self.rolls})"
+        return (
+            f"FairSeeds(commitment={self.commitment[:16]}…, clients={self.clients}, game={self.game!r}, "
+            f"rolls={self.rolls})"
+        )
+
+    @classmethod
+    def of_parts(cls, parts: tuple[str, str], clients: tuple[str, str], game: str) -> FairSeeds:
+        return cls(combine(parts), clients, game, parts=parts)
 
     @property
     def commitment(self) -> str:
@@ -100,20 +118,24 @@ class FairSeeds:
         return [self.roll(n) for n in range(self.rolls)]
 
     def to_json(self) -> dict[str, object]:
-        return {
+        found: dict[str, object] = {
             "seed": self.server_seed,
             "clients": list(self.clients),
             "game": self.game,
             "rolls": self.rolls,
         }
+        if self.parts is not None:
+            found["parts"] = list(self.parts)
+        return found
 
     @classmethod
     def from_json(cls, d: dict[str, object]) -> FairSeeds:
-        clients = d["clients"]
+        clients, parts = d["clients"], d.get("parts")
         assert isinstance(clients, list) and len(clients) == 2
         rolls = d.get("rolls", 0)
         assert isinstance(rolls, int)
-        return cls(str(d["seed"]), (str(clients[0]), str(clients[1])), str(d["game"]), rolls)
+        pair = (str(parts[0]), str(parts[1])) if isinstance(parts, list) and len(parts) == 2 else None
+        return cls(str(d["seed"]), (str(clients[0]), str(clients[1])), str(d["game"]), rolls, pair)
 
 
 def recorded_rolls(game: Game) -> list[tuple[int, int]]:

@@ -10,6 +10,7 @@ best plays for the dice and the chance to win."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 
@@ -19,12 +20,13 @@ from telegram.ext import ContextTypes
 from bot import display, flow
 from bot.callbacks import Callback
 from bot.captions import names
-from bot.computer import HintRequest, Review, think
+from bot.computer import ComputerBusy, HintRequest, Review, think
 from bot.flow import Refused
-from bot.handlers.common import N_, Deps, button, deps, load_table
+from bot.handlers.common import COMPUTER_BUSY, N_, WENT_WRONG, Deps, button, deps, load_table
 from bot.handlers.records import ON_ITS_WAY, SENT_PRIVATELY, about, destination, post_and_wait
 from bot.i18n import Texts
-from bot.pictures import ComparisonRequest, render_replay
+from bot.pictures import ComparisonRequest
+from bot.storage import StorageError
 from bot.table import Table
 from engine import Game, Phase, Play, Side
 from engine.ai.analysis import Analysis, Hint, PlayReview, summarise
@@ -37,6 +39,7 @@ PLAYERS_ONLY = N_("Only the players of this game can ask for its analysis.")
 HINT_FOR_MOVER = N_("A hint is for the player on turn.")
 CHUNKS = 4  # the game is judged in this many stretches (a progress edit after each, in private chats)
 ANALYSE_AGAIN_AFTER = 300.0  # seconds: one analysis of a game per chat in this time
+HINTS_KEPT = 512  # hints kept per process, by (game, version): a press again costs no search
 ALERT_LIMIT = 200  # characters Telegram shows in a callback's alert
 MESSAGE_LIMIT = 4096
 
@@ -52,37 +55,60 @@ async def on_analyse(
     if table.side_of(query.from_user.id) is None:
         raise Refused(PLAYERS_ONLY)
     chat = destination(query)
-    if not await d.storage.once(f"analyse:{table.id}:{cb.number}:{chat}", ANALYSE_AGAIN_AFTER):
+    once = f"analyse:{table.id}:{cb.number}:{chat}"
+    if not await d.storage.once(once, ANALYSE_AGAIN_AFTER):
         return t.gettext(ON_ITS_WAY)
-    d.spawn(run_analysis(d, t, chat, table, game, cb.number), f"analysis-{table.id}-{cb.number}")
+    d.spawn(analysis_or_apology(d, t, chat, table, game, cb.number, once), f"analysis-{table.id}-{cb.number}")
     return t.gettext(SENT_PRIVATELY, bot=context.bot.username) if query.message is None else None
 
 
-async def run_analysis(d: Deps, t: Texts, chat: int, table: Table, game: Game, number: int) -> None:
-    """Judge the game in CHUNKS stretches in the computer's workers, editing the progress message, then
-    send the report and the picture of the worst play."""
+async def analysis_or_apology(
+    d: Deps, t: Texts, chat: int, table: Table, game: Game, number: int, once: str
+) -> None:
+    """The analysis; if it fails (the analysis workers busy or broken, Redis away), the progress message
+    says so and the button works again at once."""
+    progress: list[int] = []
+    try:
+        await run_analysis(d, t, chat, table, game, number, progress)
+    except Exception as err:
+        log.exception("the analysis of game %s/%s failed", table.id, number)
+        line = t.gettext(COMPUTER_BUSY if isinstance(err, ComputerBusy) else WENT_WRONG)
+        if progress:
+            d.edit_text(chat, progress[0], f"{about(t, table, game, number)}\n{line}")
+        else:
+            d.say(chat, line)
+        with contextlib.suppress(StorageError):
+            await d.storage.forget_once(once)
+
+
+async def run_analysis(
+    d: Deps, t: Texts, chat: int, table: Table, game: Game, number: int, progress: list[int]
+) -> None:
+    """Judge the game in CHUNKS stretches in the analysis workers, editing the progress message (its id
+    is put in `progress`), then send the report and the picture of the worst play. Nothing is worked out
+    for a chat the progress message could not reach."""
     bot = d.boards.bot
     title = about(t, table, game, number)
-    progress = t.gettext("📊 Analysing… {done}%", done=0)
-    message_id = await post_and_wait(d, chat, lambda: _say(bot, chat, f"{title}\n{progress}"))
+    begun = t.gettext("📊 Analysing… {done}%", done=0)
+    message_id = await post_and_wait(d, chat, lambda: _say(bot, chat, f"{title}\n{begun}"))
+    if message_id is None:
+        return
+    progress.append(message_id)
     record, turns = game.to_json(), len(game.history)
     bounds = [round(turns * i / CHUNKS) for i in range(CHUNKS + 1)]
     reviews: list[PlayReview] = []
     for i, (start, stop) in enumerate(itertools.pairwise(bounds)):
         if stop > start:
             reviews += await think(d.analysts, Review(record, start, stop))
-        if message_id is not None and chat > 0 and i < CHUNKS - 1:
+        if chat > 0 and i < CHUNKS - 1:
             done = t.gettext("📊 Analysing… {done}%", done=round(100 * stop / max(turns, 1)))
             d.edit_text(chat, message_id, f"{title}\n{done}")
     analysis = summarise(game, reviews)
     report = analysis_text(t, table, analysis, title)
-    if message_id is not None:
-        d.edit_text(chat, message_id, report)
-    else:
-        d.say(chat, report)
+    d.edit_text(chat, message_id, report)
     worst = max(analysis.plays, key=lambda r: r.loss, default=None)
     if worst is not None and worst.loss > 0:
-        picture = await render_replay(worst_play_request(t, table, game, worst))
+        picture = await think(d.analysts, worst_play_request(t, table, game, worst))
         caption = t.gettext(
             "Worst play of the game: {line}", line=review_line(t, names(t, table)[worst.side], worst)
         )
@@ -182,7 +208,13 @@ async def on_hint(
     game = table.game
     if game.phase is not Phase.MOVE or table.side_of(query.from_user.id) is not game.turn:
         raise Refused(HINT_FOR_MOVER)
-    found: Hint = await think(d.analysts, HintRequest(game.to_json()))
+    key = (table.id, table.version)
+    found = d.hints.get(key)
+    if found is None:
+        found = await think(d.analysts, HintRequest(game.to_json()))
+        d.hints[key] = found
+        while len(d.hints) > HINTS_KEPT:
+            del d.hints[next(iter(d.hints))]
     return hint_text(t, found)
 
 

@@ -22,8 +22,8 @@ from bot.handlers.common import (
     N_,
     Deps,
     button,
-    client_seeds,
     deps,
+    game_seeds,
     load_table,
     menu_owner,
     message_of,
@@ -172,8 +172,9 @@ async def on_rematch(
     d = deps(context)
     table = await load_table(d.storage, cb.game)
     await check_board(d, table, query, cb.version)
-    clients = await client_seeds(d, *table.players)
-    new = d.stamped(await flow.rematch(table, query.from_user.id, cb.version, d.dice, d.computer, clients))
+    flow.check_rematch(table, query.from_user.id, cb.version)  # before the players' dice secrets are taken
+    seeds = await game_seeds(d, *table.players)
+    new = d.stamped(await flow.rematch(table, query.from_user.id, cb.version, d.dice, d.computer, seeds))
     if table.mode == "inline":  # an inline game goes on in its one message
         await commit(d, table, new)
         return None

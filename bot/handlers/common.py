@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import secrets
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field, replace
@@ -19,13 +20,14 @@ from bot.boards import Boards
 from bot.callbacks import BadCallback, Callback
 from bot.computer import ComputerBusy, ComputerProcesses
 from bot.config import DEFAULT_CLAIM_AFTER, DEFAULT_SEEK_TIMEOUT
-from bot.flow import ComputerPlayer, DiceSource, Refused
+from bot.flow import ComputerPlayer, DiceSource, Refused, Seeds
 from bot.i18n import Texts, language_of, texts
 from bot.names import user_name
 from bot.outbox import Outbox, answering
 from bot.settings import Settings, SettingsCache, choosing, current
 from bot.storage import ChatBusy, Gone, Storage, StorageError, StorageUnavailable, VersionConflict
 from bot.table import Person, Table
+from engine.fair_dice import SEED_BYTES
 
 if TYPE_CHECKING:
     from bot.handlers.gate import Limits
@@ -62,6 +64,9 @@ class Deps:
     clock: Callable[[], float] = time.time  # the bot's clock (the engine never reads one)
     analysts: ComputerProcesses | None = None  # where analyses and hints are worked out (None: a thread)
     background: set[asyncio.Task[None]] = field(default_factory=set)  # work begun after a press's answer
+    hints: dict[tuple[str, int], Any] = field(
+        default_factory=dict
+    )  # (game, version) -> its hint, newest last
 
     def spawn(self, work: Coroutine[Any, Any, None], name: str) -> None:
         """Run `work` in the background (a replay drawn, an analysis made); its failure is logged."""
@@ -139,16 +144,19 @@ async def viewer_settings(d: Deps, user: User | None) -> tuple[int | None, Setti
         return user.id, None
 
 
-async def client_seeds(d: Deps, white: Person, black: Person) -> tuple[str | None, str | None]:
-    """The players' own dice seeds (/seed) for a game starting now; None for a side with none (the
-    computer, or a player who chose random)."""
+async def game_seeds(d: Deps, white: Person, black: Person) -> Seeds:
+    """For a game starting now: the players' own dice seeds (/seed; None for a side with none: the
+    computer, or a player who chose random) and their parts of the dice's secret, each person's drawn
+    before this game (its SHA-256 was theirs to see in /seed) and replaced by a fresh one in one step."""
 
-    async def one(p: Person) -> str | None:
+    async def one(p: Person) -> tuple[str | None, str | None]:
         if p.is_computer or not p.reachable:
-            return None
-        return (await d.settings.get(p.user_id)).seed or None
+            return None, None
+        client = (await d.settings.get(p.user_id)).seed or None
+        return client, await d.storage.take_dice_secret(p.user_id, secrets.token_hex(SEED_BYTES))
 
-    return await one(white), await one(black)
+    (wc, wp), (bc, bp) = await one(white), await one(black)
+    return (wc, bc), (wp, bp)
 
 
 async def active_game(storage: Storage, chat_id: int) -> Table | None:

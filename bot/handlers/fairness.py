@@ -5,6 +5,8 @@ when it ends, and from both players' seeds (engine/fair_dice.py; README.md "Prov
 
 from __future__ import annotations
 
+import secrets
+
 from telegram import Message, Update
 from telegram.ext import ContextTypes
 
@@ -13,7 +15,7 @@ from bot.flow import Refused, fair_proof
 from bot.handlers.common import N_, Deps, command, deps, user_texts
 from bot.i18n import Texts
 from bot.table import Table
-from engine.fair_dice import FairDiceError, FairSeeds, verify
+from engine.fair_dice import SEED_BYTES, FairDiceError, FairSeeds, commitment, verify
 
 NO_GAME = N_(
     "No game to check here. Reply /verify to a game's board, or send /verify with the game's id "
@@ -27,6 +29,10 @@ SEED_NOW = N_(
 )
 SEED_RANDOM = N_(
     "Your dice seed: a new random one each game. /seed TEXT sets your own (1-32 letters, digits, _ or -)."
+)
+NEXT_SECRET = N_(
+    "The bot's part of the secret for your next game is drawn already. Its SHA-256: {hash}. Choose your own "
+    "seed after seeing it if you like: when that game ends, /verify shows the part, to check against this line."
 )
 SEED_BAD = N_("A seed is 1-32 characters: Latin letters, digits, _ and -. For example: /seed lucky-7")
 SCRIPT = "scripts/verify_dice.py"
@@ -51,7 +57,12 @@ async def seed_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
             raise Refused(SEED_BAD) from None
     else:
         chosen = await d.settings.get(user.id)
-    d.say(chat.id, t.gettext(SEED_NOW, seed=chosen.seed) if chosen.seed else t.gettext(SEED_RANDOM))
+    pending = await d.storage.pending_dice_secret(user.id, secrets.token_hex(SEED_BYTES))
+    lines = [
+        t.gettext(SEED_NOW, seed=chosen.seed) if chosen.seed else t.gettext(SEED_RANDOM),
+        t.gettext(NEXT_SECRET, hash=commitment(pending)),
+    ]
+    d.say(chat.id, "\n\n".join(lines))
 
 
 @command
@@ -74,7 +85,7 @@ async def _wanted_game(d: Deps, chat_id: int, message: Message, arg: str | None)
         table = await d.storage.load(game_id) if game_id else None
         if table is None:
             raise Refused(UNKNOWN_GAME, game=arg[:40])
-        number = int(raw) if raw.isdigit() else table.number
+        number = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 9 else table.number
         return table, number
     table = await d.storage.game_of_chat(chat_id)
     if table is None:
@@ -109,6 +120,17 @@ def verify_text(t: Texts, table: Table, number: int) -> str:
             bs=seeds.clients[1],
         ),
     ]
+    if seeds.parts is not None:
+        lines.append(
+            t.gettext(
+                "The secret is SHA-256 of two parts, one per player, each drawn before the game (the "
+                "player's /seed showed its SHA-256): ⚪ {white} {wh}, ⚫ {black} {bh}",
+                white=who[0],
+                black=who[1],
+                wh=commitment(seeds.parts[0]),
+                bh=commitment(seeds.parts[1]),
+            )
+        )
     rolls_line = t.gettext(
         "Rolls ({n}): {rolls}", n=len(rolls), rolls=" ".join(f"{a}-{b}" for a, b in rolls) or "—"
     )
@@ -120,6 +142,10 @@ def verify_text(t: Texts, table: Table, number: int) -> str:
         return "\n".join(lines)
     verdict = verify(seeds.server_seed, seeds.commitment, seeds, rolls)
     lines.append(t.gettext("Secret seed: {seed}", seed=seeds.server_seed))
+    if seeds.parts is not None:
+        lines.append(
+            t.gettext("Its parts: ⚪ {white}, ⚫ {black}", white=seeds.parts[0], black=seeds.parts[1])
+        )
     if verdict.ok:
         lines.append(
             t.gettext(
@@ -132,7 +158,9 @@ def verify_text(t: Texts, table: Table, number: int) -> str:
     lines.append(
         t.gettext("Check it yourself with Python 3 ({script} in the bot's source):", script=SCRIPT)
         + f"\npython3 verify_dice.py --seed={seeds.server_seed} --commitment={seeds.commitment} "
-        f'--game={seeds.game} --white={seeds.clients[0]} --black={seeds.clients[1]} --rolls="{listed}"'
+        f"--game={seeds.game} --white={seeds.clients[0]} --black={seeds.clients[1]}"
+        + (f" --white-part={seeds.parts[0]} --black-part={seeds.parts[1]}" if seeds.parts else "")
+        + f' --rolls="{listed}"'
     )
     text = "\n".join(lines)
     if len(text) > MESSAGE_LIMIT:  # a very long game: the rolls once, in the command

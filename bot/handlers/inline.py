@@ -36,7 +36,7 @@ from bot.board_view import start_view
 from bot.callbacks import Callback
 from bot.captions import variant_name
 from bot.flow import Refused
-from bot.handlers.common import N_, Deps, button, client_seeds, deps, load_table, person, user_texts
+from bot.handlers.common import N_, Deps, button, deps, game_seeds, load_table, person, user_texts
 from bot.i18n import Texts, texts
 from bot.keyboards import board_markup, challenge_markup, inline_menu_markup
 from bot.pictures import render
@@ -172,7 +172,7 @@ async def on_accept(
         d.dice,
         d.computer,
         inline_id=inline_id,
-        clients=await client_seeds(d, challenge.challenger, person(query.from_user)),
+        seeds=await game_seeds(d, challenge.challenger, person(query.from_user)),
     )
     table = d.stamped(table)
     try:

@@ -20,8 +20,8 @@ from bot.handlers.common import (
     GAME_ON,
     active_game,
     button,
-    client_seeds,
     deps,
+    game_seeds,
     menu_owner,
     message_of,
     person,
@@ -106,7 +106,7 @@ async def on_join(
         d.dice,
         d.computer,
         chat_id=message.chat.id,
-        clients=await client_seeds(d, lobby.starter, person(query.from_user)),
+        seeds=await game_seeds(d, lobby.starter, person(query.from_user)),
     )
     table = replace(d.stamped(table), title=display_name(message.chat.title or "", "") or None)
     try:
@@ -226,7 +226,7 @@ async def on_level(
         me.lang,
         d.dice,
         d.computer,
-        clients=await client_seeds(d, me, computer),
+        seeds=await game_seeds(d, me, computer),
     )
     table = d.stamped(table)
     await d.storage.create(table)  # ChatBusy if a game started meanwhile: the guard says so
@@ -270,7 +270,7 @@ async def accept_invite(update: Update, context: ContextTypes.DEFAULT_TYPE, toke
         invite.starter.lang,
         d.dice,
         d.computer,
-        clients=await client_seeds(d, invite.starter, me),
+        seeds=await game_seeds(d, invite.starter, me),
     )
     table = d.stamped(table)
     try:

@@ -44,8 +44,8 @@ from bot.handlers.common import (
     Deps,
     active_game,
     button,
-    client_seeds,
     deps,
+    game_seeds,
     menu_owner,
     message_of,
     person,
@@ -201,7 +201,7 @@ async def find_opponent(d: Deps, me: Seeker) -> Table | None:
             partner.person.lang,
             d.dice,
             d.computer,
-            clients=await client_seeds(d, partner.person, me.person),
+            seeds=await game_seeds(d, partner.person, me.person),
         )
         table = d.stamped(table)
         try:

@@ -10,6 +10,7 @@ again by its file_id (kept in Redis), not drawn again."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
@@ -20,10 +21,11 @@ from telegram.ext import ContextTypes
 from bot import display, flow
 from bot.callbacks import Callback
 from bot.captions import names, points, variant_name, win_kind
+from bot.computer import think
 from bot.flow import Refused
 from bot.handlers.common import N_, Deps, button, command, deps, load_table, user_texts
 from bot.i18n import Texts
-from bot.pictures import ReplayRequest, render_replay
+from bot.pictures import ReplayRequest
 from bot.table import Table
 from engine import Game
 from engine.records import to_json, to_mat, to_text
@@ -40,8 +42,10 @@ NO_FINISHED_GAME = N_(
     "add mat, txt or json for the format."
 )
 MAT_SHORT_ONLY = N_("GNU Backgammon's .mat files are for short nardy only: use txt or json.")
+PLAYERS_ONLY = N_("This game's record is for its players only.")
 UNKNOWN_GAME = N_("I know no game {game}: games are kept 7 days after they end.")
 SEND_AGAIN_AFTER = 60.0  # seconds: the same file is sent to one chat at most once in this time
+POST_WAIT = 300.0  # seconds a send may wait in its chat's queue (a group's pace, a 429's pause)
 
 
 def record_file(t: Texts, table: Table, game: Game, number: int, kind: str) -> tuple[bytes, str]:
@@ -83,6 +87,13 @@ def about(t: Texts, table: Table, game: Game, number: int) -> str:
     return line
 
 
+def may_see(table: Table, user_id: int) -> None:
+    """A group's game is the group's: anyone there may have its files. Any other game (two private
+    chats, an inline message) is its players' only."""
+    if table.mode != "group" and table.side_of(user_id) is None:
+        raise Refused(PLAYERS_ONLY)
+
+
 def destination(query: CallbackQuery) -> int:
     """Where a press's file goes: the board's chat, or the presser's private chat for an inline board."""
     if query.message is not None:
@@ -98,6 +109,7 @@ async def on_export(
     d = deps(context)
     table = await load_table(d.storage, cb.game)
     game = flow.finished_game(table, cb.number)
+    may_see(table, query.from_user.id)
     chat = destination(query)
     if not await d.storage.once(f"export:{table.id}:{cb.number}:{chat}", SEND_AGAIN_AFTER):
         return t.gettext(ON_ITS_WAY)
@@ -123,7 +135,13 @@ async def export_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
     wanted = next((a for a in args if a not in KINDS), None)
     table, number = await _game_asked(d, chat.id, message, wanted)
     game = flow.finished_game(table, number)
-    data, filename = record_file(t, table, game, number, kind or default_kind(game))
+    if table.chat_id != chat.id:  # not the group's own game: for its players only
+        assert update.effective_user is not None
+        may_see(table, update.effective_user.id)
+    kind = kind or default_kind(game)
+    if not await d.storage.once(f"export:{table.id}:{number}:{chat.id}:{kind}", SEND_AGAIN_AFTER):
+        raise Refused(ON_ITS_WAY)
+    data, filename = record_file(t, table, game, number, kind)
     send_file(d, chat.id, data, filename, about(t, table, game, number))
 
 
@@ -133,7 +151,7 @@ async def _game_asked(d: Deps, chat_id: int, message: Message, wanted: str | Non
         table = await d.storage.load(game_id) if game_id else None
         if table is None:
             raise Refused(UNKNOWN_GAME, game=wanted[:40])
-        return table, int(raw) if raw.isdigit() else table.number
+        return table, int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 9 else table.number
     table = await d.storage.game_of_chat(chat_id)
     if table is None:
         raise Refused(NO_FINISHED_GAME)
@@ -152,6 +170,7 @@ async def on_replay(
     d = deps(context)
     table = await load_table(d.storage, cb.game)
     game = flow.finished_game(table, cb.number)
+    may_see(table, query.from_user.id)
     chat = destination(query)
     if not await d.storage.once(f"replay:{table.id}:{cb.number}:{chat}", SEND_AGAIN_AFTER):
         return t.gettext(ON_ITS_WAY)
@@ -177,7 +196,8 @@ def replay_texts(t: Texts, table: Table, game: Game) -> ReplayTexts:
 async def send_replay(d: Deps, t: Texts, chat: int, table: Table, game: Game, number: int) -> None:
     """Send the replay: by the file_id of the same replay sent before (same game, same language), else
     drawn in a render worker and uploaded, its file_id kept for the next time."""
-    name = f"replay:{table.id}:{number}:{t.lang}"
+    drawn = names(t, table)  # the names on the frames: a player who left (/forget) is not drawn again
+    name = f"replay:{table.id}:{number}:{t.lang}:{hashlib.sha256(repr(drawn).encode()).hexdigest()[:12]}"
     caption = "🎞 " + about(t, table, game, number)
     bot = d.boards.bot
     known = await d.storage.media_file(name)
@@ -187,23 +207,31 @@ async def send_replay(d: Deps, t: Texts, chat: int, table: Table, game: Game, nu
             return
         log.warning("the kept replay %s could not be sent again; drawing it anew", name)
     request = ReplayRequest(game.to_json(), names(t, table), replay_texts(t, table, game), 0, "light")
-    gif = await render_replay(request)
+    gif = await think(d.analysts, request)
     file_id = await post_and_wait(d, chat, lambda: display.send_animation(bot, chat, gif, caption))
     if file_id is not None:
         await d.storage.set_media_file(name, file_id)
 
 
 async def post_and_wait(d: Deps, chat: int, send: Callable[[], Awaitable[T]]) -> T | None:
-    """Send through the chat's outbox (its order, Telegram's limits) and wait for the result (None if
-    the send raised: it is logged)."""
+    """Send through the chat's outbox (its order, Telegram's limits) and wait for the result: None if the
+    send raised (it is logged), if the chat's queue was full, or after POST_WAIT seconds."""
     done: asyncio.Future[T | None] = asyncio.get_running_loop().create_future()
 
     async def run() -> None:
         try:
-            done.set_result(await send())
+            result = await send()
         except BaseException:
-            done.set_result(None)
+            if not done.done():
+                done.set_result(None)
             raise
+        if not done.done():
+            done.set_result(result)
 
-    d.outbox.post(chat, run, "a replay")
-    return await done
+    if not d.outbox.post(chat, run, "a file"):
+        return None
+    try:
+        return await asyncio.wait_for(asyncio.shield(done), POST_WAIT)
+    except TimeoutError:
+        log.warning("chat %s: a file's send did not finish in %.0f s", chat, POST_WAIT)
+        return None

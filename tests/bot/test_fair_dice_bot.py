@@ -66,6 +66,8 @@ def test_the_commitment_is_shown_at_the_start_the_seed_revealed_at_the_end_and_v
     tg: FakeTelegram, fair_bot: BotRunner, redis_url: str
 ) -> None:
     anna = SimUser(tg, 71, "Anna")
+    promised = re.search(r"Its SHA-256: ([0-9a-f]{64})", reply_to(anna, "/seed").body)
+    assert promised, "/seed shows the commitment to the bot's part for the next game"
     first = start_computer_game(tg, anna, "long", "Beginner")
     match = COMMITMENT.search(first.caption or "")
     assert match, first.caption
@@ -86,12 +88,20 @@ def test_the_commitment_is_shown_at_the_start_the_seed_revealed_at_the_end_and_v
 
     checked = reply_to(anna, "/verify").body
     assert "✅" in checked and secret in checked and shown in checked, checked
+    parts = _stored_fair(redis_url, game_id)["parts"]
+    assert isinstance(parts, list) and parts[0] in checked and parts[1] in checked, checked
+    assert hashlib.sha256(bytes.fromhex(parts[0])).hexdigest() == promised[1], (
+        "Anna's part is the one promised"
+    )
+    assert hashlib.sha256(bytes.fromhex(parts[0] + parts[1])).hexdigest() == secret
+    assert promised[1] not in reply_to(anna, "/seed").body, "a new part is drawn for the next game"
     command = checked[checked.index("python3 verify_dice.py") :]
     args = shlex.split(command)[2:]
     done = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
     rolls = re.search(r'--rolls="([^"]*)"', command)
     assert rolls and len(rolls[1].split()) >= 1 and "everything checks out" in done.stdout
+    assert "parts: ok" in done.stdout and promised[1] in done.stdout, done.stdout
     assert not fair_bot.errors.records, fair_bot.errors.messages()
 
 

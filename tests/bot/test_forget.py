@@ -118,6 +118,7 @@ def test_forget_in_a_private_game_leaves_the_friend_a_finished_board(
         f"nardy:game:{game_id}:messages",
         "nardy:chat:2:game",
         "nardy:user:2:games",
+        "nardy:user:2:dice",  # Bob's part of the dice secret for his next game
     }
     assert "Alicia" not in after[f"nardy:game:{game_id}"]
     messages = json.loads(after[f"nardy:game:{game_id}:messages"])

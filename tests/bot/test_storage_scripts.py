@@ -189,3 +189,28 @@ async def test_an_update_is_first_delivered_once_and_a_first_sighting_keeps_its_
     assert await storage.first_delivery(5)
     assert not await storage.first_delivery(5)
     assert await storage.first_seen("x", 60) == await storage.first_seen("x", 60)
+
+
+def test_each_game_takes_its_own_part_of_the_dice_secret_and_forget_deletes_the_next(redis_url: str) -> None:
+    """Two games starting at once for one user take two different parts (one GETSET each); /seed shows
+    the part the next game will take; /forget deletes it."""
+    import asyncio
+
+    from bot.storage import Storage, dice_secret_key
+
+    async def main() -> None:
+        storage = Storage.from_url(redis_url)
+        try:
+            first = await storage.pending_dice_secret(7, "aa" * 32)
+            assert first == "aa" * 32 and await storage.pending_dice_secret(7, "bb" * 32) == first
+            taken = await asyncio.gather(
+                storage.take_dice_secret(7, "cc" * 32), storage.take_dice_secret(7, "dd" * 32)
+            )
+            assert taken[0] != taken[1] and "aa" * 32 in taken, taken  # never one part for two games
+            assert set(taken) <= {"aa" * 32, "cc" * 32, "dd" * 32}
+            assert dice_secret_key(7) in await storage.forget_user_keys(7)
+            assert await storage.take_dice_secret(7, "ee" * 32) is None
+        finally:
+            await storage.close()
+
+    asyncio.run(main())

@@ -17,6 +17,7 @@ from engine.fair_dice import (
     FairDiceError,
     FairSeeds,
     check_client_seed,
+    combine,
     commitment,
     fair_roll,
     recorded_rolls,
@@ -88,6 +89,17 @@ def test_malformed_seeds_are_refused_with_the_reason() -> None:
     with pytest.raises(FairDiceError, match="1-32 characters"):
         FairSeeds(SEED, ("ok", "x" * 33), "g/1")
     assert check_client_seed("lucky-7_A") == "lucky-7_A"
+
+
+def test_a_secret_of_two_parts_is_sha256_of_both_and_a_wrong_pair_is_refused() -> None:
+    white, black = "11" * 32, "22" * 32
+    seeds = FairSeeds.of_parts((white, black), ("a", "b"), "g/1")
+    assert seeds.server_seed == combine((white, black))
+    assert seeds.server_seed == hashlib.sha256(bytes.fromhex(white + black)).hexdigest()
+    assert combine((black, white)) != seeds.server_seed, "the order counts: white's part first"
+    assert FairSeeds.from_json(seeds.to_json()) == seeds
+    with pytest.raises(FairDiceError, match="not made of its parts"):
+        FairSeeds(SEED, ("a", "b"), "g/1", parts=(white, black))
 
 
 def test_the_seeds_never_print_their_secret() -> None:
