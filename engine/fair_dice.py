@@ -19,6 +19,7 @@ same thing in plain Python for anyone to run):
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import re
@@ -36,11 +37,13 @@ class FairDiceError(ValueError):
     """A seed or commitment that is not well formed."""
 
 
+@functools.lru_cache(maxsize=4096)
 def commitment(server_seed: str) -> str:
     """SHA-256 of the server seed's bytes, hex: what is shown before the game, to check the seed after."""
     return hashlib.sha256(_seed_bytes(server_seed)).hexdigest()
 
 
+@functools.lru_cache(maxsize=4096)
 def combine(parts: tuple[str, str]) -> str:
     """The server seed made of the two sides' parts: SHA-256 of white's 32 bytes then black's, hex."""
     return hashlib.sha256(_seed_bytes(parts[0]) + _seed_bytes(parts[1])).hexdigest()
