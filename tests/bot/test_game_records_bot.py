@@ -181,3 +181,25 @@ def test_a_hint_is_an_alert_for_the_player_on_turn_only(tg: FakeTelegram, bot: B
         and stale.text == "This board is out of date. Use the latest message."
     )
     assert not bot.errors.records, bot.errors.messages()
+
+
+def test_a_private_games_record_and_replay_are_for_its_players_only(tg: FakeTelegram, bot: BotRunner) -> None:
+    anna, boris, eve = SimUser(tg, 61, "Anna"), SimUser(tg, 62, "Boris"), SimUser(tg, 63, "Eve")
+    start_friend_game(tg, anna, boris, "short")
+    _resign(anna)
+    bot.settle()
+    over = wait_board(tg, anna.id)
+    game_id = data_of(over, "gx:")[0].split(":")[1]
+    refused = reply_to(eve, f"/export {game_id}").body
+    assert refused == "This game's record is for its players only.", refused
+    for forged in (f"gx:{game_id}:1", f"gr:{game_id}:1", f"ga:{game_id}:1"):
+        answer = eve.press_data(tg.message(anna.id, over.message_id), forged)
+        assert isinstance(answer, CallbackAnswer) and answer.show_alert, forged
+    assert not _files(tg, eve.id) and not _animations(tg, eve.id)
+    boris.say(f"/export {game_id} txt")
+    sent = tg.wait_for(lambda: _files(tg, boris.id), 10.0, "Boris's record")
+    assert (sent[0].file_name or "").endswith(".txt") and "white resigned" in (
+        sent[0].document or b""
+    ).decode()
+    assert reply_to(boris, f"/export {game_id} txt").body == "It is on its way."  # once a minute per chat
+    assert not bot.errors.records, bot.errors.messages()
