@@ -20,21 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import Game, Phase
 from render.replay import FORMATS, IMAGE_FORMAT, ReplayTexts, render_replay, replay_views
-
-
-def random_finished_game(variant: str, rng: random.Random) -> Game:
-    """A game of `variant` played to the end with random dice and random legal plays."""
-    game = Game.new(variant)
-    while game.phase is not Phase.OVER:
-        if game.phase is Phase.OPENING:
-            game = game.opening_roll(rng.randint(1, 6), rng.randint(1, 6))
-        elif game.phase is Phase.ROLL:
-            game = game.roll(rng.randint(1, 6), rng.randint(1, 6))
-        else:
-            game = game.play(rng.choice(game.legal_plays()))
-    return game
+from testkit.random_play import random_game
 
 
 def main() -> int:
@@ -45,7 +32,7 @@ def main() -> int:
     args = parser.parse_args()
 
     texts = ReplayTexts(start="Алиса – Bob", result="Алиса выиграла: марс (2)", pips_label="пипсы")
-    render_replay(replay_views(random_finished_game("short", random.Random(0))))  # warm the caches
+    render_replay(replay_views(random_game("short", random.Random(0))))  # warm the caches
     summary: dict[str, object] = {"format": args.format}
     for variant in ("short", "long"):
         rng = random.Random(f"{args.seed}-{variant}")
@@ -54,7 +41,7 @@ def main() -> int:
         seconds: list[float] = []
         frames = 0
         for _ in range(args.games):
-            game = random_finished_game(variant, rng)
+            game = random_game(variant, rng)
             start = time.perf_counter()
             views = replay_views(game, ("Алиса", "Bob"), texts)
             data = render_replay(views, image_format=args.format)

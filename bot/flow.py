@@ -297,8 +297,7 @@ async def press_play_to_end(
     computer: ComputerPlayer,
 ) -> Table:
     """A whole play for a player who does not confirm turns with ✅ Done: it ends the turn as Done would."""
-    played = press_play(table, user_id, version, moves)
-    return await press_done(replace(played, version=table.version), user_id, version, dice, computer)
+    return await end_turn_if_done(table, press_play(table, user_id, version, moves), user_id, dice, computer)
 
 
 def only_completion(game: Game, moves: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...] | None:
@@ -334,9 +333,18 @@ async def press_move_to_end(
     choose ends the turn as Done would (the opponent's dice are rolled, forced plays and the computer's
     turn played), in the same one version step. There is no Undo after it: the turn is over."""
     moved = press_move(table, user_id, version, src, die, then)
+    return await end_turn_if_done(table, moved, user_id, dice, computer)
+
+
+async def end_turn_if_done(
+    table: Table, moved: Table, user_id: int, dice: DiceSource, computer: ComputerPlayer
+) -> Table:
+    """`moved`, made from `table` by moves of `user_id`'s press: when they leave nothing to choose, with its
+    turn ended as Done would end it (the opponent's dice rolled, forced plays and the computer's turn
+    played), in the same one version step after `table`; else `moved` as it is."""
     if not turn_ends(moved):
         return moved
-    return await press_done(replace(moved, version=table.version), user_id, version, dice, computer)
+    return await press_done(replace(moved, version=table.version), user_id, table.version, dice, computer)
 
 
 def press_undo(table: Table, user_id: int, version: int) -> Table:

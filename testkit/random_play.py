@@ -1,4 +1,5 @@
-"""Seeded random play and random valid positions, shared by the engine's cross-check and property tests.
+"""Seeded random play and random valid positions, shared by the engine's cross-check and property tests
+and the benchmarks.
 
 Everything here takes its randomness from an explicit `random.Random`: the same seed gives the same
 positions on every machine and every run.
@@ -9,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from engine import Dice, Position, Rules, Side, to_absolute
+from engine import Dice, Game, Phase, Position, Rules, Side, to_absolute
 from testkit.reference_long import l_point, violates_block
 
 CHECKERS = 15
@@ -17,6 +18,21 @@ CHECKERS = 15
 
 def random_dice(rng: random.Random) -> Dice:
     return Dice(rng.randint(1, 6), rng.randint(1, 6))
+
+
+def random_game(variant: str, rng: random.Random, actions: int | None = None) -> Game:
+    """`variant` played with random dice and random legal plays from `rng`: to the end, or for `actions`
+    steps (an opening roll, a roll and a play are a step each)."""
+    game = Game.new(variant)
+    while game.phase is not Phase.OVER and (actions is None or actions > 0):
+        if game.phase is Phase.OPENING:
+            game = game.opening_roll(rng.randint(1, 6), rng.randint(1, 6))
+        elif game.phase is Phase.ROLL:
+            game = game.roll(rng.randint(1, 6), rng.randint(1, 6))
+        else:
+            game = game.play(rng.choice(game.legal_plays()))
+        actions = None if actions is None else actions - 1
+    return game
 
 
 def random_play_positions(rules: Rules, rng: random.Random, turns: int) -> Iterator[tuple[Position, Dice]]:

@@ -9,6 +9,7 @@ message, while that board is not known to show the latest version, redraws it an
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from telegram import CallbackQuery, Update
@@ -73,24 +74,42 @@ async def commit(d: Deps, old: Table, new: Table) -> Table:
     return new
 
 
+async def pressed_board(d: Deps, query: CallbackQuery, cb: Callback, t: Texts) -> Table:
+    """The game under a press on its board's move buttons, Undo or Done: the board checked to be the current
+    one (else it is healed or the press refused), and an idle opponent's claim offered where due."""
+    table = await load_table(d.storage, cb.game)
+    await check_board(d, table, query, cb.version)
+    await offer_claim(d, table, query, t)
+    return table
+
+
+async def press_moves(
+    d: Deps, query: CallbackQuery, cb: Callback, t: Texts, make: Callable[[Table, int], Table]
+) -> None:
+    """A press that makes moves (`make`: the flow's step, given the table and the presser); for a player who
+    does not confirm turns with ✅ Done (their /settings: off, or auto in a group game), the moves that
+    leave nothing to choose end the turn."""
+    table = await pressed_board(d, query, cb, t)
+    uid = query.from_user.id
+    moved = make(table, uid)
+    if not (await d.settings.get(uid)).confirms(table.mode):
+        moved = await flow.end_turn_if_done(table, moved, uid, d.dice, d.computer)
+    await commit(d, table, moved)
+
+
 @button
 async def on_move(
     update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
 ) -> str | None:
-    """A single move of the player on turn (m:), or one checker moved twice (mm:); for a player who does not
-    confirm turns with ✅ Done (their /settings: off, or auto in a group game), the move that leaves nothing
-    to choose ends the turn."""
-    d = deps(context)
-    table = await load_table(d.storage, cb.game)
-    await check_board(d, table, query, cb.version)
-    await offer_claim(d, table, query, t)
-    uid = query.from_user.id
+    """A single move of the player on turn (m:), or one checker moved twice (mm:)."""
     then = cb.then if cb.action == "mm" else None
-    if (await d.settings.get(uid)).confirms(table.mode):
-        new = flow.press_move(table, uid, cb.version, cb.src, cb.die, then)
-    else:
-        new = await flow.press_move_to_end(table, uid, cb.version, cb.src, cb.die, d.dice, d.computer, then)
-    await commit(d, table, new)
+    await press_moves(
+        deps(context),
+        query,
+        cb,
+        t,
+        lambda table, uid: flow.press_move(table, uid, cb.version, cb.src, cb.die, then),
+    )
     return None
 
 
@@ -98,18 +117,10 @@ async def on_move(
 async def on_play(
     update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
 ) -> str | None:
-    """A whole play in one press (p:), offered when a turn has few plays; for a player who does not
-    confirm turns with ✅ Done it ends the turn."""
-    d = deps(context)
-    table = await load_table(d.storage, cb.game)
-    await check_board(d, table, query, cb.version)
-    await offer_claim(d, table, query, t)
-    uid = query.from_user.id
-    if (await d.settings.get(uid)).confirms(table.mode):
-        new = flow.press_play(table, uid, cb.version, cb.play_moves)
-    else:
-        new = await flow.press_play_to_end(table, uid, cb.version, cb.play_moves, d.dice, d.computer)
-    await commit(d, table, new)
+    """A whole play in one press (p:), offered when a turn has few plays."""
+    await press_moves(
+        deps(context), query, cb, t, lambda table, uid: flow.press_play(table, uid, cb.version, cb.play_moves)
+    )
     return None
 
 
@@ -119,9 +130,7 @@ async def on_undo(
 ) -> str | None:
     """Take back the last single move of this turn."""
     d = deps(context)
-    table = await load_table(d.storage, cb.game)
-    await check_board(d, table, query, cb.version)
-    await offer_claim(d, table, query, t)
+    table = await pressed_board(d, query, cb, t)
     await commit(d, table, flow.press_undo(table, query.from_user.id, cb.version))
     return None
 
@@ -132,11 +141,8 @@ async def on_done(
 ) -> str | None:
     """End the turn; the opponent's dice are rolled (and the computer plays)."""
     d = deps(context)
-    table = await load_table(d.storage, cb.game)
-    await check_board(d, table, query, cb.version)
-    await offer_claim(d, table, query, t)
-    new = await flow.press_done(table, query.from_user.id, cb.version, d.dice, d.computer)
-    await commit(d, table, new)
+    table = await pressed_board(d, query, cb, t)
+    await commit(d, table, await flow.press_done(table, query.from_user.id, cb.version, d.dice, d.computer))
     return None
 
 

@@ -165,6 +165,19 @@ async def active_game(storage: Storage, chat_id: int) -> Table | None:
     return table if table is not None and not table.over else None
 
 
+UNKNOWN_GAME = N_("I know no game {game}: games are kept 7 days after they end.")
+
+
+async def named_game(storage: Storage, name: str) -> tuple[Table, int]:
+    """The game a command names, "GAME/N" (N: its number in the series) or "GAME" (the series' current
+    game), as its board's last line writes it: (table, number). Refused if no such game is kept."""
+    game_id, _, raw = name.partition("/")
+    table = await storage.load(game_id) if game_id else None
+    if table is None:
+        raise Refused(UNKNOWN_GAME, game=name[:40])
+    return table, int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 9 else table.number
+
+
 async def load_table(storage: Storage, game_id: str) -> Table:
     table = await storage.load(game_id)
     if table is None:

@@ -12,7 +12,7 @@ from telegram.ext import ContextTypes
 
 from bot.captions import names
 from bot.flow import Refused, fair_proof
-from bot.handlers.common import N_, Deps, command, deps, user_texts
+from bot.handlers.common import N_, UNKNOWN_GAME, Deps, command, deps, named_game, user_texts
 from bot.i18n import Texts
 from bot.table import Table
 from engine.fair_dice import SEED_BYTES, FairDiceError, FairSeeds, commitment, verify
@@ -21,7 +21,6 @@ NO_GAME = N_(
     "No game to check here. Reply /verify to a game's board, or send /verify with the game's id "
     "(the board's last line shows it)."
 )
-UNKNOWN_GAME = N_("I know no game {game}: games are kept 7 days after they end.")
 OLD_GAME = N_("That game was played before the dice were provably fair: there is nothing to check.")
 SEED_NOW = N_(
     "Your dice seed: {seed}. It goes into every roll of your next games, beside the bot's secret seed. "
@@ -81,12 +80,7 @@ async def _wanted_game(d: Deps, chat_id: int, message: Message, arg: str | None)
     """The table and the game number /verify asks about: `GAME` or `GAME/N` given, else the game of the
     board replied to, else the chat's current (or last) game."""
     if arg is not None:
-        game_id, _, raw = arg.partition("/")
-        table = await d.storage.load(game_id) if game_id else None
-        if table is None:
-            raise Refused(UNKNOWN_GAME, game=arg[:40])
-        number = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 9 else table.number
-        return table, number
+        return await named_game(d.storage, arg)
     table = await d.storage.game_of_chat(chat_id)
     if table is None:
         raise Refused(NO_GAME)

@@ -23,7 +23,7 @@ from bot.callbacks import Callback
 from bot.captions import names, points, variant_name, win_kind
 from bot.computer import think
 from bot.flow import Refused
-from bot.handlers.common import N_, Deps, button, command, deps, load_table, user_texts
+from bot.handlers.common import N_, Deps, button, command, deps, load_table, named_game, user_texts
 from bot.i18n import Texts
 from bot.pictures import ReplayRequest
 from bot.table import Table
@@ -43,7 +43,6 @@ NO_FINISHED_GAME = N_(
 )
 MAT_SHORT_ONLY = N_("GNU Backgammon's .mat files are for short nardy only: use txt or json.")
 PLAYERS_ONLY = N_("This game's record is for its players only.")
-UNKNOWN_GAME = N_("I know no game {game}: games are kept 7 days after they end.")
 SEND_AGAIN_AFTER = 60.0  # seconds: the same file is sent to one chat at most once in this time
 POST_WAIT = 300.0  # seconds a send may wait in its chat's queue (a group's pace, a 429's pause)
 
@@ -147,11 +146,7 @@ async def export_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
 
 async def _game_asked(d: Deps, chat_id: int, message: Message, wanted: str | None) -> tuple[Table, int]:
     if wanted is not None:
-        game_id, _, raw = wanted.partition("/")
-        table = await d.storage.load(game_id) if game_id else None
-        if table is None:
-            raise Refused(UNKNOWN_GAME, game=wanted[:40])
-        return table, int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 9 else table.number
+        return await named_game(d.storage, wanted)
     table = await d.storage.game_of_chat(chat_id)
     if table is None:
         raise Refused(NO_FINISHED_GAME)

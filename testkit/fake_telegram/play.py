@@ -141,6 +141,13 @@ def reply_to(user: SimUser, text: str, chat_id: int | None = None) -> StoredMess
     return user.wait_message(lambda m: m.message_id > sent.message_id, chat_id)
 
 
+def resign(user: SimUser, chat_id: int | None = None) -> None:
+    """/resign in the chat (the user's private chat by default) and confirm with Yes."""
+    question = reply_to(user, "/resign", chat_id)
+    answer = user.press(question, "Yes")
+    assert not answer.show_alert, answer.text
+
+
 def new_game_menu(user: SimUser, chat_id: int | None = None) -> StoredMessage:
     menu = reply_to(user, "/newgame", chat_id)
     assert menu.text in ("Which game?", "Во что играем?"), f"expected the variant menu, got {menu.body!r}"

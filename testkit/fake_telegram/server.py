@@ -741,16 +741,20 @@ class FakeTelegram:
         if photo is None and "photo" in files:
             photo = "photo"
         data, photo_id = self._photo_bytes(photo, files)
+        return self._send_media(params, photo=data, photo_id=photo_id)
+
+    def _send_media(self, params: dict[str, Any], **media: Any) -> dict[str, Any]:
+        """A sent photo, document or animation (`media`: its StoredMessage fields) with its caption (at most
+        1024 characters, as Telegram allows) and keyboard, stored in its chat."""
         caption = params.get("caption")
         if caption is not None and len(str(caption)) > 1024:
             raise ApiError(400, "Bad Request: message caption is too long")
         with self._lock:
             msg = self._store_bot_message(
                 int(params["chat_id"]),
-                photo=data,
-                photo_id=photo_id,
                 caption=None if caption is None else str(caption),
                 reply_markup=params.get("reply_markup") or None,
+                **media,
             )
             return self._message_json(msg)
 
@@ -776,36 +780,13 @@ class FakeTelegram:
 
     def _api_sendDocument(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
         data, file_id, name = self._file("document", params, files)
-        caption = params.get("caption")
-        if caption is not None and len(str(caption)) > 1024:
-            raise ApiError(400, "Bad Request: message caption is too long")
-        with self._lock:
-            msg = self._store_bot_message(
-                int(params["chat_id"]),
-                document=data,
-                file_name=name,
-                file_id=file_id,
-                caption=None if caption is None else str(caption),
-                reply_markup=params.get("reply_markup") or None,
-            )
-            return self._message_json(msg)
+        return self._send_media(params, document=data, file_name=name, file_id=file_id)
 
     def _api_sendAnimation(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
         data, file_id, _ = self._file("animation", params, files)
         if not data.startswith((b"GIF87a", b"GIF89a")) and data[4:8] != b"ftyp":
             raise ApiError(400, "Bad Request: wrong type of the web page content")  # not a GIF or an MP4
-        caption = params.get("caption")
-        if caption is not None and len(str(caption)) > 1024:
-            raise ApiError(400, "Bad Request: message caption is too long")
-        with self._lock:
-            msg = self._store_bot_message(
-                int(params["chat_id"]),
-                animation=data,
-                file_id=file_id,
-                caption=None if caption is None else str(caption),
-                reply_markup=params.get("reply_markup") or None,
-            )
-            return self._message_json(msg)
+        return self._send_media(params, animation=data, file_id=file_id)
 
     def _editable(self, params: dict[str, Any]) -> StoredMessage:
         if params.get("inline_message_id"):

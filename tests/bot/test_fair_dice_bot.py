@@ -19,7 +19,7 @@ import redis
 from bot.flow import FairDice, engine_computer
 from bot.storage import game_key
 from testkit.fake_telegram import FakeTelegram, SimUser
-from testkit.fake_telegram.play import reply_to, start_computer_game, start_group_game, wait_board
+from testkit.fake_telegram.play import reply_to, resign, start_computer_game, start_group_game, wait_board
 from testkit.fake_telegram.runner import BotRunner
 
 GROUP = -5150
@@ -56,12 +56,6 @@ def _everything_the_bot_said(tg: FakeTelegram) -> str:
     return json.dumps([params for _, params in tg.calls()], default=str, ensure_ascii=False)
 
 
-def _resign(user: SimUser, chat_id: int | None = None) -> None:
-    question = reply_to(user, "/resign", chat_id)
-    answer = user.press(question, "Yes")
-    assert not answer.show_alert, answer.text
-
-
 def test_the_commitment_is_shown_at_the_start_the_seed_revealed_at_the_end_and_verify_checks_every_roll(
     tg: FakeTelegram, fair_bot: BotRunner, redis_url: str
 ) -> None:
@@ -80,7 +74,7 @@ def test_the_commitment_is_shown_at_the_start_the_seed_revealed_at_the_end_and_v
     assert shown in running and "revealed when the game ends" in running, running
     assert secret not in _everything_the_bot_said(tg), "the secret seed is never shown before the end"
 
-    _resign(anna)
+    resign(anna)
     fair_bot.settle()
     over = wait_board(tg, anna.id)
     revealed = REVEALED.search(over.caption or "")
@@ -113,7 +107,7 @@ def test_verify_by_game_id_from_anywhere_and_the_previous_game_after_a_rematch(
     match = COMMITMENT.search(first.caption or "")
     assert match and match[2].endswith("/1"), first.caption
     game = match[2]
-    _resign(bob, GROUP)
+    resign(bob, GROUP)
     fair_bot.settle()
     over = tg.message(GROUP, first.message_id)
     assert REVEALED.search(over.caption or ""), over.caption
@@ -151,7 +145,7 @@ def test_a_players_own_seed_goes_into_their_next_game_and_forget_deletes_it(
     assert isinstance(clients, list) and clients[0] == "lucky-7" and clients[1] != "lucky-7", clients
     assert "Anna lucky-7" in reply_to(anna, "/verify").body
 
-    _resign(anna)
+    resign(anna)
     assert reply_to(anna, "/seed random").body.startswith("Your dice seed: a new random one each game.")
     anna.press(reply_to(anna, "/forget"), "Yes, delete my data")
     assert reply_to(anna, "/seed").body.startswith("Your dice seed: a new random one each game.")

@@ -18,6 +18,7 @@ from testkit.fake_telegram.play import (
     data_of,
     play_turn,
     reply_to,
+    resign,
     start_computer_game,
     start_friend_game,
     start_group_game,
@@ -27,12 +28,6 @@ from testkit.fake_telegram.runner import BotRunner
 from testkit.fake_telegram.server import CallbackAnswer, StoredMessage
 
 GROUP = -6262
-
-
-def _resign(user: SimUser, chat_id: int | None = None) -> None:
-    question = reply_to(user, "/resign", chat_id)
-    answer = user.press(question, "Yes")
-    assert not answer.show_alert, answer.text
 
 
 def _group_game_over(
@@ -47,7 +42,7 @@ def _group_game_over(
         match = MOVER.search(msg.caption or "")
         assert match, msg.caption
         play_turn(by_name[match["name"]], msg, rng)
-    _resign(bob, GROUP)
+    resign(bob, GROUP)
     bot.settle()
     over = tg.message(GROUP, first.message_id)
     assert "Rematch" in " ".join(over.button_texts), over.button_texts
@@ -110,7 +105,7 @@ def test_the_replay_is_an_animated_gif_drawn_once_and_sent_again_by_its_file_id(
             msg = board(tg, user.id)
             if data_of(msg, "m:"):
                 play_turn(user, msg, rng)
-    _resign(anna)
+    resign(anna)
     bot.settle()
     mine, theirs = wait_board(tg, anna.id), wait_board(tg, boris.id)
     anna.press(mine, "Replay", wait_edit=False)
@@ -186,7 +181,7 @@ def test_a_hint_is_an_alert_for_the_player_on_turn_only(tg: FakeTelegram, bot: B
 def test_a_private_games_record_and_replay_are_for_its_players_only(tg: FakeTelegram, bot: BotRunner) -> None:
     anna, boris, eve = SimUser(tg, 61, "Anna"), SimUser(tg, 62, "Boris"), SimUser(tg, 63, "Eve")
     start_friend_game(tg, anna, boris, "short")
-    _resign(anna)
+    resign(anna)
     bot.settle()
     over = wait_board(tg, anna.id)
     game_id = data_of(over, "gx:")[0].split(":")[1]

@@ -25,24 +25,15 @@ from render.replay import (
     render_replay,
     replay_views,
 )
+from testkit.random_play import random_game
 
 TEXTS = ReplayTexts(start="Алиса – Bob", result="Алиса выиграла", no_move="нет хода", pips_label="пипсы")
 NAMES = ("Алиса", "Bob")
 
 
-def random_game(variant: str, seed: int, actions: int | None = None) -> Game:
+def seeded_game(variant: str, seed: int, actions: int | None = None) -> Game:
     """`variant` played with seeded random dice and random legal plays: to the end, or for `actions` steps."""
-    rng = random.Random(seed)
-    game = Game.new(variant)
-    while game.phase is not Phase.OVER and (actions is None or actions > 0):
-        if game.phase is Phase.OPENING:
-            game = game.opening_roll(rng.randint(1, 6), rng.randint(1, 6))
-        elif game.phase is Phase.ROLL:
-            game = game.roll(rng.randint(1, 6), rng.randint(1, 6))
-        else:
-            game = game.play(rng.choice(game.legal_plays()))
-        actions = None if actions is None else actions - 1
-    return game
+    return random_game(variant, random.Random(seed), actions)
 
 
 def decode(data: bytes) -> GifImageFile | WebPImageFile:
@@ -62,7 +53,7 @@ def durations(image: GifImageFile | WebPImageFile) -> list[int]:
 
 @pytest.fixture(scope="module")
 def short_game() -> Game:
-    return random_game("short", 3)
+    return seeded_game("short", 3)
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +89,7 @@ def test_a_play_view_shows_the_position_after_it_its_dice_and_its_moves(short_ga
 
 
 def test_a_turn_without_a_move_says_so() -> None:
-    games = (random_game("short", seed) for seed in range(40))
+    games = (seeded_game("short", seed) for seed in range(40))
     game = next(g for g in games if any(t.play == "pass" for t in g.history))
     views = replay_views(game, texts=TEXTS)
     number = next(n for n, t in enumerate(game.history, 1) if t.play == "pass")
@@ -137,7 +128,7 @@ def test_the_same_game_gives_the_same_bytes(short_game: Game, short_replay: byte
 
 @pytest.mark.parametrize("variant, seed, plays", [("short", 61, 200), ("long", 13, 105)])
 def test_a_long_random_game_fits_in_two_megabytes(variant: str, seed: int, plays: int) -> None:
-    game = random_game(variant, seed)
+    game = seeded_game(variant, seed)
     assert len(game.history) >= plays  # a long game: random play runs much longer than people's games
     data = render_replay(replay_views(game, NAMES, TEXTS))
     assert len(data) <= MAX_BYTES == 2_000_000
@@ -157,14 +148,14 @@ def test_a_replay_over_max_bytes_is_scaled_down_until_it_fits(short_game: Game) 
 
 
 def test_an_unfinished_game_has_no_replay() -> None:
-    game = random_game("long", 5, actions=30)
+    game = seeded_game("long", 5, actions=30)
     assert game.phase is not Phase.OVER
     with pytest.raises(RenderError, match=r"a replay needs a finished game, this one is in phase \w+"):
         replay_views(game)
 
 
 def test_a_resigned_game_ends_on_the_position_it_was_resigned_in() -> None:
-    game = random_game("long", 5, actions=30)
+    game = seeded_game("long", 5, actions=30)
     resigned = game.resign(game.turn)
     views = replay_views(resigned, texts=TEXTS)
     assert len(views) == len(game.history) + 2
