@@ -40,6 +40,7 @@ from bot.handlers import (
     quickmatch,
     records,
     settings,
+    stats,
 )
 from bot.handlers.common import Deps, on_error
 from bot.handlers.gate import Limits
@@ -89,6 +90,9 @@ PRIVATE_COMMANDS = (
     "resign",
     "cancel",
     "claim",
+    "stats",
+    "top",
+    "history",
     "settings",
     "verify",
     "export",
@@ -98,7 +102,19 @@ PRIVATE_COMMANDS = (
     "forget",
     "start",
 )
-GROUP_COMMANDS = ("newgame", "resign", "cancel", "claim", "verify", "export", "rules", "help")
+GROUP_COMMANDS = (
+    "newgame",
+    "resign",
+    "cancel",
+    "claim",
+    "stats",
+    "top",
+    "history",
+    "verify",
+    "export",
+    "rules",
+    "help",
+)
 
 
 def command_menu(lang: str, names: tuple[str, ...]) -> list[BotCommand]:
@@ -117,6 +133,9 @@ def command_menu(lang: str, names: tuple[str, ...]) -> list[BotCommand]:
         "verify": t.gettext("Check a game's dice"),
         "export": t.gettext("A finished game's record as a file"),
         "seed": t.gettext("My own seed for the dice"),
+        "stats": t.gettext("My statistics and rating (in a group: reply to someone for theirs)"),
+        "top": t.gettext("Leaderboard: this group's, or the global one in private"),
+        "history": t.gettext("My last games"),
     }
     return [BotCommand(name, about[name]) for name in names]
 
@@ -294,7 +313,11 @@ def build_application(
     app.add_handler(CommandHandler("verify", fairness.verify_command, filters=only_new))
     app.add_handler(CommandHandler("export", records.export_command, filters=only_new))
     app.add_handler(CommandHandler(("forget", "deletedata"), forget.forget_command, filters=only_new))
+    app.add_handler(CommandHandler("stats", stats.stats_command, filters=only_new))
+    app.add_handler(CommandHandler("top", stats.top_command, filters=only_new))
+    app.add_handler(CommandHandler("history", stats.history_command, filters=only_new))
     app.add_handler(CallbackQueryHandler(menus.on_variant, pattern=r"^v:"))
+    app.add_handler(CallbackQueryHandler(menus.on_variant_cube, pattern=r"^vc:"))
     app.add_handler(CallbackQueryHandler(menus.on_opponent, pattern=r"^o:"))
     app.add_handler(CallbackQueryHandler(menus.on_level, pattern=r"^l:"))
     app.add_handler(CallbackQueryHandler(menus.on_join, pattern=r"^j:"))
@@ -306,7 +329,8 @@ def build_application(
     app.add_handler(CallbackQueryHandler(board.on_play, pattern=r"^p:"))
     app.add_handler(CallbackQueryHandler(board.on_undo, pattern=r"^u:"))
     app.add_handler(CallbackQueryHandler(board.on_done, pattern=r"^d:"))
-    app.add_handler(CallbackQueryHandler(board.on_resign_answer, pattern=r"^r[yn]:"))
+    app.add_handler(CallbackQueryHandler(board.on_resign_answer, pattern=r"^r[ynm]:"))
+    app.add_handler(CallbackQueryHandler(board.on_cube, pattern=r"^c[rdtp]:"))
     app.add_handler(CallbackQueryHandler(board.on_rematch, pattern=r"^r:"))
     app.add_handler(CallbackQueryHandler(claims.on_claim, pattern=r"^c:"))
     app.add_handler(CallbackQueryHandler(forget.on_forget, pattern=r"^f[yn]:"))

@@ -45,7 +45,7 @@ def board_view(
     else:
         board = game.board()
         pips = game.pip_counts()
-    to_move = game.turn if game.phase in (Phase.MOVE, Phase.ROLL) else None
+    to_move = game.deciding if game.phase in (Phase.MOVE, Phase.ROLL, Phase.CUBE) else None
     winner = game.result.winner if game.phase is Phase.OVER and game.result is not None else None
     marks = tuple(MoveMark(m.src, m.dst, m.hit) for m in last_move) if last_mover is not None else ()
     return BoardView(
@@ -65,4 +65,7 @@ def board_view(
         winner=winner,
         pips_label=pips_label,
         theme=theme,
+        cube=game.cube.value if game.cube is not None else None,
+        cube_owner=game.cube.owner if game.cube is not None else None,
+        cube_offered=game.phase is Phase.CUBE,
     )

@@ -9,7 +9,8 @@
   xi:<token>                       withdraw an invitation
   c:<game>:<version>:<user>        claim the win from an idle opponent (only that user)
   fy:<user> / fn:<user>            delete my data: yes / no (only that user)
-  s:<user>:<setting>:<choice>      /settings: lang auto|en|ru, confirm auto|on|off, theme light|dark (only that user)
+  s:<user>:<setting>:<choice>      /settings: lang auto|en|ru, confirm auto|on|off, theme light|dark,
+                                   top shown|hidden (only that user)
   qm:<user>:<variant>              quick match: find an opponent (only that user)
   qs:<user>:<token>                quick match: stop searching (only that user; that search only)
   ia:<token> / ix:<token>          accept / withdraw an inline challenge
@@ -17,6 +18,11 @@
   gx:<game>:<number> / gr:... / ga:...  a finished game: its record as a file / its replay / its analysis
   h:<game>:<version>               a hint for the player on turn (only that player)
   p:<game>:<version>:<src>.<die>-...  a whole play in one press: its single moves, 1 to 4 (<src>.<die> each)
+  cr:<game>:<version> / cd:...     before rolling, with the cube: roll / double
+  ct:<game>:<version> / cp:...     a double offered: take / pass
+  rm:<game>:<number>:<user>        resign the whole match (only the user who asked)
+  vc:<user>:<flags>                the new-game menu with the cube off ("-"), on ("c"), on with Jacoby ("cj")
+<variant> above is a game format (bot/game_format.py): short, long, short.5, short.5c, short.1cj, ...
 Anything else is garbage; decode() raises BadCallback and the user gets a short alert."""
 
 from __future__ import annotations
@@ -24,6 +30,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from bot.game_format import PATTERN as _FORMAT
+from bot.game_format import BadFormat, GameFormat
 
 MAX_BYTES = 64
 _ID = r"[A-Za-z0-9_-]{1,24}"
@@ -37,9 +46,10 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
     "r": re.compile(rf"^r:(?P<game>{_ID}):(?P<version>\d{{1,9}})$"),
     "ry": re.compile(rf"^ry:(?P<game>{_ID}):(?P<number>\d{{1,9}}):(?P<user>\d{{1,20}})$"),
     "rn": re.compile(rf"^rn:(?P<game>{_ID}):(?P<number>\d{{1,9}}):(?P<user>\d{{1,20}})$"),
-    "v": re.compile(r"^v:(?P<user>\d{1,20}):(?P<variant>short|long)$"),
-    "o": re.compile(r"^o:(?P<user>\d{1,20}):(?P<variant>short|long):(?P<who>[cf])$"),
-    "l": re.compile(r"^l:(?P<user>\d{1,20}):(?P<variant>short|long):(?P<level>[a-z]{1,16})$"),
+    "v": re.compile(rf"^v:(?P<user>\d{{1,20}}):(?P<variant>{_FORMAT})$"),
+    "vc": re.compile(r"^vc:(?P<user>\d{1,20}):(?P<choice>-|c|cj)$"),
+    "o": re.compile(rf"^o:(?P<user>\d{{1,20}}):(?P<variant>{_FORMAT}):(?P<who>[cf])$"),
+    "l": re.compile(rf"^l:(?P<user>\d{{1,20}}):(?P<variant>{_FORMAT}):(?P<level>[a-z]{{1,16}})$"),
     "j": re.compile(rf"^j:(?P<lobby>{_ID})$"),
     "x": re.compile(rf"^x:(?P<lobby>{_ID})$"),
     "xi": re.compile(rf"^xi:(?P<token>{_ID})$"),
@@ -51,7 +61,8 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
     "fy": re.compile(r"^fy:(?P<user>\d{1,20})$"),
     "fn": re.compile(r"^fn:(?P<user>\d{1,20})$"),
     "s": re.compile(
-        r"^s:(?P<user>\d{1,20}):(?P<setting>lang|confirm|theme):(?P<choice>auto|en|ru|on|off|light|dark)$"
+        r"^s:(?P<user>\d{1,20}):(?P<setting>lang|confirm|theme|top)"
+        r":(?P<choice>auto|en|ru|on|off|light|dark|shown|hidden)$"
     ),
     "gx": re.compile(rf"^gx:(?P<game>{_ID}):(?P<number>\d{{1,9}})$"),
     "gr": re.compile(rf"^gr:(?P<game>{_ID}):(?P<number>\d{{1,9}})$"),
@@ -60,7 +71,12 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
         rf"^p:(?P<game>{_ID}):(?P<version>\d{{1,9}}):(?P<moves>\d{{1,2}}\.[1-6](?:-\d{{1,2}}\.[1-6]){{0,3}})$"
     ),
     "h": re.compile(rf"^h:(?P<game>{_ID}):(?P<version>\d{{1,9}})$"),
-    "qm": re.compile(r"^qm:(?P<user>\d{1,20}):(?P<variant>short|long)$"),
+    "qm": re.compile(rf"^qm:(?P<user>\d{{1,20}}):(?P<variant>{_FORMAT})$"),
+    "cr": re.compile(rf"^cr:(?P<game>{_ID}):(?P<version>\d{{1,9}})$"),
+    "cd": re.compile(rf"^cd:(?P<game>{_ID}):(?P<version>\d{{1,9}})$"),
+    "ct": re.compile(rf"^ct:(?P<game>{_ID}):(?P<version>\d{{1,9}})$"),
+    "cp": re.compile(rf"^cp:(?P<game>{_ID}):(?P<version>\d{{1,9}})$"),
+    "rm": re.compile(rf"^rm:(?P<game>{_ID}):(?P<number>\d{{1,9}}):(?P<user>\d{{1,20}})$"),
     "qs": re.compile(rf"^qs:(?P<user>\d{{1,20}}):(?P<token>{_ID})$"),
 }
 # the choices each setting of "s:" takes (bot/settings.py CHOICES; a test checks they agree)
@@ -68,6 +84,7 @@ SETTING_CHOICES: dict[str, tuple[str, ...]] = {
     "lang": ("auto", "en", "ru"),
     "confirm": ("auto", "on", "off"),
     "theme": ("light", "dark"),
+    "top": ("shown", "hidden"),
 }
 # the routing pattern for CallbackQueryHandler: every action this module knows
 ROUTE = re.compile(r"^(" + "|".join(_PATTERNS) + r"):")
@@ -134,6 +151,21 @@ def resign(game: str, number: int, user: int, yes: bool) -> str:
 
 def variant(user: int, name: str) -> str:
     return _checked(f"v:{user}:{name}")
+
+
+def variant_cube(user: int, flags: str) -> str:
+    return _checked(f"vc:{user}:{flags or '-'}")
+
+
+def cube(action: str, game: str, version: int) -> str:
+    """A cube button: "cr" roll, "cd" double, "ct" take, "cp" pass."""
+    if action not in ("cr", "cd", "ct", "cp"):
+        raise ValueError(f"{action!r} is not a cube button")
+    return _checked(f"{action}:{game}:{version}")
+
+
+def resign_match(game: str, number: int, user: int) -> str:
+    return _checked(f"rm:{game}:{number}:{user}")
 
 
 def opponent(user: int, name: str, who: str) -> str:
@@ -239,6 +271,11 @@ def decode(data: str | None) -> Callback:
         raise BadCallback(f"callback data {data!r}: a point is not 1..25")
     if action == "p" and any(m.split(".")[0] != str(int(m.split(".")[0])) for m in callback.moves.split("-")):
         raise BadCallback(f"callback data {data!r}: a point written with a leading zero")
+    if callback.variant:
+        try:
+            GameFormat.parse(callback.variant)
+        except BadFormat as err:
+            raise BadCallback(f"callback data {data!r}: {err}") from None
     if action == "s" and callback.choice not in SETTING_CHOICES[callback.setting]:
         raise BadCallback(
             f"callback data {data!r}: {callback.choice!r} is not a choice of {callback.setting}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.game_format import GameFormat
 from bot.i18n import Texts
 from bot.table import Person, Table
 from engine import Phase, Side, WinKind
@@ -21,7 +22,54 @@ def level_name(t: Texts, level: str) -> str:
 
 
 def variant_name(t: Texts, variant: str) -> str:
-    return t.gettext("Long nardy") if variant == "long" else t.gettext("Short nardy (backgammon)")
+    """A variant ("short", "long") or a game format ("short.5c": bot/game_format.py) in words."""
+    fmt = GameFormat.parse(variant)
+    name = t.gettext("Long nardy") if fmt.variant == "long" else t.gettext("Short nardy (backgammon)")
+    if fmt.length > 1:
+        name += t.gettext(", match to {n}", n=fmt.length)
+    if fmt.cube:
+        name += t.gettext(", with the doubling cube")
+    if fmt.jacoby:
+        name += t.gettext(" (Jacoby rule)")
+    return name
+
+
+def cube_line(t: Texts, table: Table, who: tuple[str, str]) -> str | None:
+    """The cube's value and owner (None for a game without the cube)."""
+    cube = table.game.cube
+    if cube is None:
+        return None
+    if cube.crawford:
+        return t.gettext("Cube: the Crawford game, no doubling.")
+    if cube.owner is None:
+        return t.gettext("Cube: {value}, in the middle.", value=cube.value)
+    return t.gettext("Cube: {value}, {name}'s.", value=cube.value, name=who[cube.owner])
+
+
+def match_line(t: Texts, table: Table, who: tuple[str, str]) -> str | None:
+    """The match's or the series' score (None for a first single game with no score yet)."""
+    match = table.match
+    if match.is_match:
+        line = t.gettext(
+            "Match to {n}: {white} {w} : {b} {black}",
+            n=match.length,
+            white=who[0],
+            black=who[1],
+            w=match.score[0],
+            b=match.score[1],
+        )
+        if match.crawford and not table.over:
+            line += " " + t.gettext("(Crawford game)")
+        return line
+    if table.number > 1 or any(match.score):
+        return t.gettext(
+            "Series: {white} {w} : {b} {black}",
+            white=who[0],
+            black=who[1],
+            w=match.score[0],
+            b=match.score[1],
+        )
+    return None
 
 
 def person_name(t: Texts, person: Person) -> str:
@@ -86,6 +134,27 @@ def _event_line(t: Texts, table: Table, who: tuple[str, str], event: dict[str, A
         )
     if kind == "resign":
         return t.gettext("{name} resigned.", name=who[int(event["s"])])
+    if kind == "resign_match":
+        return t.gettext("{name} resigned the match.", name=who[int(event["s"])])
+    if kind == "double":
+        return t.gettext("{name} doubles to {value}.", name=who[int(event["s"])], value=event["v"])
+    if kind == "take":
+        return t.gettext("{name} takes.", name=who[int(event["s"])])
+    if kind == "pass":
+        return t.gettext("{name} passes.", name=who[int(event["s"])])
+    if kind == "won":
+        return t.gettext(
+            "{name} won game {number}: {kind}, {points}.",
+            name=who[int(event["s"])],
+            number=event["n"],
+            kind=win_kind(t, WinKind(event["w"])),
+            points=points(t, int(event["p"])),
+        )
+    if kind == "next":
+        line = t.gettext("Game {number} begins.", number=event["n"])
+        if event.get("cr"):
+            line += " " + t.gettext("The Crawford game: no doubling.")
+        return line
     if kind == "claim":
         return t.gettext(
             "{name} did not move for too long; the game was claimed by {other}.",
@@ -102,13 +171,25 @@ def _event_line(t: Texts, table: Table, who: tuple[str, str], event: dict[str, A
 
 
 def status_line(t: Texts, table: Table, viewer: Side | None) -> str:
-    """The one line drawn on the image."""
+    """The one line drawn on the image; in a match, after the match's score."""
+    line = _status(t, table, viewer)
+    match = table.match
+    if match.is_match:
+        return t.gettext("{w}:{b} of {n}", w=match.score[0], b=match.score[1], n=match.length) + " · " + line
+    return line
+
+
+def _status(t: Texts, table: Table, viewer: Side | None) -> str:
     game = table.game
     who = names(t, table)
     if game.phase is Phase.OVER and game.result is not None:
+        if game.result.dropped:
+            return t.gettext("{name} wins: the double was passed", name=who[game.result.winner])
         return t.gettext(
             "{name} wins: {kind}", name=who[game.result.winner], kind=win_kind(t, game.result.kind)
         )
+    if game.phase is Phase.CUBE and game.cube is not None:
+        return t.gettext("{name} doubles to {value}", name=who[game.turn], value=game.cube.value * 2)
     if game.phase is Phase.MOVE and game.dice is not None:
         if viewer is game.turn:
             return t.gettext("Your move: {dice}", dice=str(game.dice))
@@ -120,20 +201,16 @@ def caption(t: Texts, table: Table, viewer: Side | None) -> str:
     """The caption under the board: players, what happened, whose turn with which dice, pips, result."""
     game = table.game
     who = names(t, table)
+    match = table.match
+    fmt = str(GameFormat.of_match(game.game, match))
+    number = len(match.games) + (0 if table.over else 1) if match.is_match else table.number
     lines = [
-        t.gettext("{variant}, game {number}", variant=variant_name(t, game.game), number=table.number),
+        t.gettext("{variant}, game {number}", variant=variant_name(t, fmt), number=number),
         t.gettext("⚪ {white} vs ⚫ {black}", white=who[0], black=who[1]),
     ]
-    if table.number > 1 or any(table.score):
-        lines.append(
-            t.gettext(
-                "Series: {white} {w} : {b} {black}",
-                white=who[0],
-                black=who[1],
-                w=table.score[0],
-                b=table.score[1],
-            )
-        )
+    for extra in (match_line(t, table, who), cube_line(t, table, who)):
+        if extra:
+            lines.append(extra)
     lines.append("")
     for event in table.events:
         line = _event_line(t, table, who, event)
@@ -141,15 +218,48 @@ def caption(t: Texts, table: Table, viewer: Side | None) -> str:
             lines.append(line)
     if game.phase is Phase.OVER and game.result is not None:
         result = game.result
+        if result.dropped:
+            lines.append(
+                t.gettext(
+                    "{name} wins: the double was passed, {points}.",
+                    name=who[result.winner],
+                    points=points(t, result.points),
+                )
+            )
+        else:
+            lines.append(
+                t.gettext(
+                    "{name} wins: {kind}, {points}.",
+                    name=who[result.winner],
+                    kind=win_kind(t, result.kind),
+                    points=points(t, result.points),
+                )
+            )
+        if match.is_match and match.winner is not None:
+            lines.append(
+                t.gettext(
+                    "🏆 {name} wins the match {w} : {b}!",
+                    name=who[match.winner],
+                    w=match.score[match.winner],
+                    b=match.score[match.winner.other],
+                )
+            )
+            lines.append(t.gettext("Press New match to play again."))
+        else:
+            lines.append(t.gettext("Press Rematch to play again."))
+    elif game.phase is Phase.CUBE and game.cube is not None:
         lines.append(
             t.gettext(
-                "{name} wins: {kind}, {points}.",
-                name=who[result.winner],
-                kind=win_kind(t, result.kind),
-                points=points(t, result.points),
+                "{name} offers a double to {value}. {other}: take or pass?",
+                name=who[game.turn],
+                value=game.cube.value * 2,
+                other=who[game.deciding],
             )
         )
-        lines.append(t.gettext("Press Rematch to play again."))
+    elif game.phase is Phase.ROLL and game.may_double() and game.cube is not None:
+        lines.append(
+            t.gettext("{name}: roll, or double to {value}?", name=who[game.turn], value=2 * game.cube.value)
+        )
     elif game.phase is Phase.MOVE and game.dice is not None:
         if viewer is game.turn:
             lines.append(t.gettext("Your move, dice {dice}.", dice=str(game.dice)))

@@ -16,6 +16,12 @@ those moves finish the turn legally (the check a player's Done gets). A refused 
 the worker's engine, or a worker that dies or hangs: the decision is made in a thread and the error
 logged.
 
+Cube decisions (short nardy with the doubling cube) go the same way: a pickled `CubeDecision` (the
+phase, the side on turn, the position, the cube, the level and a seed), answered with the action as a
+JSON string, which `accepted_cube_action` takes only if the game waits for it ("double" or "roll" in
+Phase.ROLL, "take" or "pass" in Phase.CUBE); `ComputerProcesses.cube_action` falls back to a thread
+(`cube_in_thread`) as `choose` does.
+
 Queue bound: at most `queue_bound` (default 2) decisions are written to one worker and not yet
 answered; more wait in the bot's loop for a free slot (in order of arrival) instead of piling onto the
 pipes. Two keeps a worker busy (the next request is already in its pipe when it answers) while a request
@@ -41,7 +47,8 @@ from typing import Any
 
 from bot.pictures import ComparisonRequest, ReplayRequest
 from bot.worker_pool import HandlerFailed, WorkerGone, WorkerPool, WorkerSpec, run_worker
-from engine import Dice, Game, NardyError, Options, Phase, Play, Position, find_rules
+from engine import Dice, Game, NardyError, Options, Phase, Play, Position, Side, find_rules
+from engine.cube import Cube
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +56,7 @@ QUEUE_BOUND = 2  # decisions written to one worker and not yet answered; see the
 NICE = 10  # the workers' priority below the bot's: see the module's docstring
 DECISION_TIMEOUT = 30.0  # seconds a worker owing decisions may go without an answer before it is replaced
 MAX_MOVES = 4  # a turn is at most four single moves (a double)
+CUBE_ACTIONS = {Phase.ROLL: ("double", "roll"), Phase.CUBE: ("take", "pass")}  # a cube answer, by phase
 
 
 MAX_WAITING = 64  # decisions waiting for a worker's slot; past this a press is refused ("busy"), not queued
@@ -59,7 +67,7 @@ class ComputerBusy(RuntimeError):
 
 
 class BadAnswer(ValueError):
-    """A computer worker's answer is not a legal, complete play for the decision it was asked."""
+    """A computer worker's answer is not a legal, complete play (or cube action) for the decision it was asked."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +126,67 @@ def accepted_play(game: Game, answer: bytes) -> Play:
     return step.play
 
 
+@dataclass(frozen=True)
+class CubeDecision:
+    """What a worker needs for a cube action (engine.ai.cube.cube_decision): the game's rules, the phase
+    (ROLL: the side on turn doubles or rolls; CUBE: the other side takes or passes), the side on turn,
+    the position, the cube, the level and the seed of the decision's rng."""
+
+    variant: str
+    options: Options
+    phase: Phase
+    turn: Side
+    position: Position
+    cube: Cube
+    level: str
+    seed: int
+
+    @classmethod
+    def of(cls, game: Game, level: str, seed: int) -> CubeDecision:
+        if game.cube is None or not (game.phase is Phase.CUBE or game.may_double()):
+            raise ValueError(
+                f"the computer was asked for a cube action in phase {game.phase.name} "
+                f"with cube {game.cube.to_json() if game.cube is not None else None}"
+            )
+        return cls(
+            game.rules.name, game.rules.options, game.phase, game.turn, game.position, game.cube, level, seed
+        )
+
+    def game(self) -> Game:
+        """The game as far as the cube decision sees it."""
+        rules = find_rules(self.variant, self.options)
+        return Game(rules, self.phase, self.turn, self.position, cube=self.cube)
+
+    def choose(self) -> str:
+        """The engine's action: "double" or "roll" (Phase.ROLL), "take" or "pass" (Phase.CUBE)."""
+        from engine.ai.cube import cube_decision
+
+        return cube_decision(self.game(), self.level, random.Random(self.seed))
+
+
+def cube_answer(action: str) -> bytes:
+    """A worker's answer to a CubeDecision: the action as a JSON string."""
+    return json.dumps(action).encode()
+
+
+def accepted_cube_action(game: Game, answer: bytes) -> str:
+    """The cube action `answer` names if it is one `game` waits for ("double" or "roll" in Phase.ROLL,
+    "take" or "pass" in Phase.CUBE); BadAnswer (saying what was wrong) otherwise."""
+    allowed = CUBE_ACTIONS.get(game.phase, ())
+    try:
+        action = json.loads(answer)
+    except ValueError:
+        raise BadAnswer(f"cube answer {answer[:80]!r} is not JSON (phase {game.phase.name})") from None
+    if action not in allowed:
+        raise BadAnswer(f"cube answer {answer[:80]!r} is not one of {allowed} (phase {game.phase.name})")
+    return str(action)
+
+
+async def cube_in_thread(decision: CubeDecision) -> str:
+    """The cube action decided in a thread of the bot's process."""
+    return await asyncio.to_thread(decision.choose)
+
+
 async def decide_in_thread(decision: Decision) -> Play:
     """The decision in a thread of the bot's process (holding the interpreter lock while it searches)."""
     return await asyncio.to_thread(decision.choose)
@@ -162,6 +231,27 @@ class ComputerProcesses(WorkerPool):
             log.error("a computer worker's answer was refused (%s); deciding in a thread", err)
         self.in_thread += 1
         return await decide_in_thread(decision)
+
+    async def cube_action(self, game: Game, level: str, seed: int) -> str:
+        """The computer's cube action at `level` for `game` ("double" or "roll" for the side on turn in
+        Phase.ROLL when it may double, "take" or "pass" for the side offered a double in Phase.CUBE),
+        from a worker if it answers one of those; otherwise decided in a thread (the failure logged)."""
+        decision = CubeDecision.of(game, level, seed)
+        if len(self._waiting) >= MAX_WAITING:
+            raise ComputerBusy(f"{len(self._waiting)} decisions wait for the computer processes")
+        try:
+            answer = await self.call(pickle.dumps(decision, protocol=pickle.HIGHEST_PROTOCOL))
+            action = accepted_cube_action(game, answer)
+            self.from_workers += 1
+            return action
+        except WorkerGone:
+            pass
+        except HandlerFailed as err:
+            log.error("a computer worker could not decide a cube action (%s); in a thread: %r", err, decision)
+        except BadAnswer as err:
+            log.error("a computer worker's cube answer was refused (%s); deciding in a thread", err)
+        self.in_thread += 1
+        return await cube_in_thread(decision)
 
 
 # ---------------------------------------------------------------------- analysis and hints
@@ -219,18 +309,22 @@ async def think(processes: ComputerProcesses | None, request: Work) -> Any:
 
 def _decide(request: bytes) -> bytes:
     """A computer worker's handler: a pickled Decision in (pickles only ever come from the bot's own
-    process), the chosen play's moves out; or a Review or HintRequest, its pickled result out."""
+    process), the chosen play's moves out; a CubeDecision, its action out; or a Review or HintRequest,
+    its pickled result out."""
     decision = pickle.loads(request)
     if isinstance(decision, Review | HintRequest | ReplayRequest | ComparisonRequest):
         return pickle.dumps(decision.run(), protocol=pickle.HIGHEST_PROTOCOL)
+    if isinstance(decision, CubeDecision):
+        return cube_answer(decision.choose())
     if not isinstance(decision, Decision):
-        raise TypeError(f"expected a Decision, got {type(decision).__name__}")
+        raise TypeError(f"expected a Decision or a CubeDecision, got {type(decision).__name__}")
     return play_answer(decision.choose())
 
 
 def _warm() -> None:
     """Import the players and load their evaluators (short nardy's network) before saying ready."""
     from engine.ai import LEVELS, choose_play
+    from engine.ai.cube import cube_decision
 
     for variant in ("short", "long"):
         game = Game.new(variant).opening_roll(6, 1)
@@ -239,6 +333,9 @@ def _warm() -> None:
         assert game.dice is not None
         for level in LEVELS:
             choose_play(game.rules, game.position, game.dice, level, random.Random(0))
+    cubed = Game.new("short", starter=Side.WHITE, cube=Cube())  # bgsage's cube evaluation, loaded once
+    for level in LEVELS:
+        cube_decision(cubed, level, random.Random(0))
 
 
 def main() -> None:

@@ -4,6 +4,7 @@ Refusals are raised as `Refused(msgid)`; the handlers translate them into a shor
 
 from __future__ import annotations
 
+import asyncio
 import math
 import random
 import secrets
@@ -13,8 +14,10 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from bot.computer import ComputerProcesses, Decision, decide_in_thread
+from bot.game_format import GameFormat
 from bot.table import Person, Table, new_id
-from engine import OFF, Game, NardyError, Phase, Play, Side
+from engine import OFF, Game, Match, NardyError, Phase, Play, Result, Side
+from engine.ai.cube import cube_decision
 from engine.fair_dice import SEED_BYTES, FairSeeds, recorded_rolls
 
 MAX_EVENTS = 6
@@ -90,22 +93,44 @@ class ScriptedDice:
         return self.die(), self.die()
 
 
-ComputerPlayer = Callable[[Game, str], Awaitable[Play]]
+ComputerPlayer = Callable[[Game, str], Awaitable[Play]]  # the computer's play for the dice of a game
+
+
+async def cube_answer(computer: ComputerPlayer, game: Game, level: str) -> str:
+    """The computer's cube action in `game`: in Phase.ROLL (it may double) "double" or "roll", in Phase.CUBE
+    "take" or "pass". An EngineComputer decides it as it decides plays; a bare play function (a test's)
+    gets the engine's decision, in a thread."""
+    decide = getattr(computer, "cube", None)
+    if decide is not None:
+        answer: str = await decide(game, level)
+        return answer
+    return await asyncio.to_thread(cube_decision, game, level, random.Random(0))
+
+
+class EngineComputer:
+    """The engine's computer opponent (engine.ai.choose_play, engine.ai.cube), run off the event loop: in
+    `processes` (started computer workers, bot/computer.py) when given, else in a thread. Each decision gets
+    its own seed drawn from one rng (seeded: reproducible games), so it comes out the same either way."""
+
+    def __init__(self, seed: int | None = None, processes: ComputerProcesses | None = None) -> None:
+        self._rng = random.Random(secrets.randbits(64) if seed is None else seed)
+        self._processes = processes
+
+    async def __call__(self, game: Game, level: str) -> Play:
+        decision_seed = self._rng.getrandbits(64)
+        if self._processes is not None:
+            return await self._processes.choose(game, level, decision_seed)
+        return await decide_in_thread(Decision.of(game, level, decision_seed))
+
+    async def cube(self, game: Game, level: str) -> str:
+        decision_seed = self._rng.getrandbits(
+            64
+        )  # in a thread: bgsage's cube evaluation (C++), 0.3 s at most
+        return await asyncio.to_thread(cube_decision, game, level, random.Random(decision_seed))
 
 
 def engine_computer(seed: int | None = None, processes: ComputerProcesses | None = None) -> ComputerPlayer:
-    """The engine's computer opponent (engine.ai.choose_play), run off the event loop: in `processes`
-    (started computer workers, bot/computer.py) when given, else in a thread. Each decision gets its own
-    seed drawn from one rng (seeded here: reproducible games), so it comes out the same either way."""
-    rng = random.Random(secrets.randbits(64) if seed is None else seed)
-
-    async def choose(game: Game, level: str) -> Play:
-        decision_seed = rng.getrandbits(64)
-        if processes is not None:
-            return await processes.choose(game, level, decision_seed)
-        return await decide_in_thread(Decision.of(game, level, decision_seed))
-
-    return choose
+    return EngineComputer(seed, processes)
 
 
 def _event(kind: str, **fields: Any) -> dict[str, Any]:
@@ -119,7 +144,6 @@ async def advance(
     the computer's turns; stop when a person must choose a move, or at the end of the game."""
     game = table.game
     log = list(events or [])
-    score = table.score
     fair = table.fair
     rolls = fair.rolls if fair is not None else 0
     for _ in range(10_000):
@@ -135,7 +159,27 @@ async def advance(
                 )
             )
             continue
+        if game.phase is Phase.CUBE:
+            responder = game.deciding
+            taker = table.players[responder]
+            if not taker.is_computer:
+                break
+            assert taker.level is not None
+            take = await cube_answer(computer, game, taker.level) == "take"
+            game = game.take() if take else game.drop()
+            log.append(_event("take" if take else "pass", s=int(responder)))
+            continue
         if game.phase is Phase.ROLL:
+            if game.may_double():
+                doubler = table.players[game.turn]
+                if not doubler.is_computer:
+                    break  # a person decides: 🎲 Roll or Double
+                assert doubler.level is not None
+                if await cube_answer(computer, game, doubler.level) == "double":
+                    value = game.cube.value * 2 if game.cube is not None else 2
+                    game = game.double()
+                    log.append(_event("double", s=int(game.turn), v=value))
+                    continue
             game = game.roll(*dice.roll(fair, rolls))
             rolls += 1
             continue
@@ -160,13 +204,88 @@ async def advance(
         game = game.play(only)
     else:  # pragma: no cover - a game always needs a decision or ends
         raise RuntimeError(f"table {table.id}: advance did not reach a decision")
-    if game.phase is Phase.OVER and game.result is not None and not table.over:
-        points = list(score)
-        points[game.result.winner] += game.result.points
-        score = (points[0], points[1])
     if fair is not None and rolls != fair.rolls:
         fair = replace(fair, rolls=rolls)
-    return table.bump(game=game, moves=(), events=tuple(log[-MAX_EVENTS:]), score=score, fair=fair)
+    after = replace(table, game=game, fair=fair)
+    if game.phase is Phase.OVER and not table.over:
+        after = game_ended(after, "dropped" if game.result and game.result.dropped else "played")
+    return after.bump(moves=(), events=tuple(log[-MAX_EVENTS:]))
+
+
+# ---------------------------------------------------------------------- the end of a game and of a match
+
+
+def game_ended(table: Table, how: str, forfeit: Side | None = None) -> Table:
+    """`table` whose game has just ended (`how`: played, resigned, dropped, claimed): the match's score
+    counts it (a match's record keeps it) and the change carries what the save records in the players'
+    statistics and ratings (Table.ended). `forfeit`: the side that gave up the whole match."""
+    result = table.game.result
+    assert result is not None
+    match = table.match
+    if not match.over:
+        match = match.after(result, table.game.to_json() if match.is_match else None)
+    if forfeit is not None and match.is_match and not match.over:
+        score = list(match.score)
+        score[forfeit.other] = max(score[forfeit.other], match.length)
+        match = replace(match, score=(score[0], score[1]), crawford=False)
+    ended = finished_record(table, match, result, how)
+    return replace(table, match=match, ended=table.ended + (ended,))
+
+
+def finished_record(table: Table, match: Match, result: Result, how: str) -> dict[str, Any]:
+    """What the statistics keep of a game that just ended (bot/stats.py's FinishedGame as JSON)."""
+    return {
+        "key": f"{table.id}/{table.number}",
+        "variant": table.game.game,
+        "mode": table.mode,
+        "chat_id": table.chat_id if table.mode == "group" else None,
+        "players": [{"id": p.user_id, "name": p.name, "level": p.level} for p in table.players],
+        "winner": int(result.winner),
+        "points": result.points,
+        "kind": result.kind.value,
+        "how": how,
+        "match_length": match.length,
+        "match_over": match.over or not match.is_match,
+        "match_winner": int(result.winner)
+        if not match.is_match
+        else None
+        if match.winner is None
+        else int(match.winner),
+        "match_score": list(match.score),
+    }
+
+
+def match_goes_on(table: Table) -> bool:
+    """Whether `table`'s game is over and its match to N is not: the next game starts by itself."""
+    return (
+        table.over
+        and table.match.is_match
+        and not table.match.over
+        and not any(p.forgotten for p in table.players)
+    )
+
+
+async def next_match_game(
+    table: Table, dice: DiceSource, computer: ComputerPlayer, seeds: Seeds = NO_SEEDS
+) -> Table:
+    """The next game of `table`'s match, begun by itself right after a game ended (same players, sides and
+    board messages; its starter as NEXT_GAME_STARTER says; its cube as the match's Crawford state says)."""
+    number = table.number + 1
+    game = replace(table.game.rematch(), cube=table.match.game_cube())
+    nxt = replace(
+        table,
+        game=game,
+        moves=(),
+        number=number,
+        fair=new_fair_seeds(f"{table.id}/{number}", *seeds),
+        proof=previous_game(table),
+    )
+    result = table.game.result
+    assert result is not None
+    won = _event("won", s=int(result.winner), p=result.points, w=result.kind.value, n=table.number)
+    event = _event("next", n=number, w=table.score[0], b=table.score[1], cr=int(table.match.crawford))
+    started = await advance(nxt, dice, computer, [*table.events[-2:], won, event])
+    return replace(started, version=table.version)  # one change with the end of the game before it
 
 
 # ---------------------------------------------------------------------- starting games
@@ -188,10 +307,13 @@ async def start_table(
     """A new table with the opening roll made (and whatever follows without a decision). `seeds`: the
     players' own seeds for the dice (None: a random one), white's and black's, and their parts of the
     dice's secret, drawn before the game (None: a fresh one)."""
+    fmt = GameFormat.parse(variant)
+    match = fmt.new_match()
     table = Table(
         id=game_id,
         mode=mode,
-        game=Game.new(variant),
+        game=Game.new(fmt.variant, cube=match.game_cube()),
+        match=match,
         players=(white, black),
         lang=lang,
         chat_id=chat_id,
@@ -230,6 +352,11 @@ def finished_game(table: Table, number: int) -> Game:
     kept = table.proof
     if kept is not None and kept.get("number") == number and kept.get("record"):
         return Game.from_json(kept["record"])
+    games = table.match.games  # a match keeps its games: the last one is game number - 1 (or number)
+    last = table.number if table.over else table.number - 1
+    index = len(games) - 1 - (last - number)
+    if table.match.is_match and 0 <= index < len(games) and number <= last:
+        return Game.from_json(games[index])
     raise Refused("That game is no longer kept: only a series' last two games are.")
 
 
@@ -251,6 +378,66 @@ def _check_turn(table: Table, user_id: int, version: int) -> Side:
     if table.game.phase is not Phase.MOVE or table.game.turn is not side:
         raise Refused("It is not your turn.")
     return side
+
+
+def _check_cube(table: Table, user_id: int, version: int, phase: Phase) -> Side:
+    """The presser's side, if they may make a cube decision of `phase` (ROLL: roll or double; CUBE: take
+    or pass) on the board of `version`; Refused otherwise."""
+    if table.version != version:
+        raise Refused("This board is out of date. Use the latest message.")
+    side = table.side_of(user_id)
+    if side is None:
+        raise Refused("You are not playing in this game.")
+    if table.over:
+        raise Refused("This game is over.")
+    if table.game.phase is not phase or table.game.deciding is not side:
+        raise Refused("It is not your turn.")
+    return side
+
+
+async def press_roll(
+    table: Table, user_id: int, version: int, dice: DiceSource, computer: ComputerPlayer
+) -> Table:
+    """🎲 Roll: the player who might have doubled rolls instead."""
+    _check_cube(table, user_id, version, Phase.ROLL)
+    fair = table.fair
+    rolls = fair.rolls if fair is not None else 0
+    game = table.game.roll(*dice.roll(fair, rolls))
+    if fair is not None:
+        fair = replace(fair, rolls=rolls + 1)
+    return await advance(replace(table, game=game, fair=fair), dice, computer)
+
+
+async def press_double(
+    table: Table, user_id: int, version: int, dice: DiceSource, computer: ComputerPlayer
+) -> Table:
+    """Double: the stakes are offered at twice the cube; the opponent takes or passes (the computer at once)."""
+    side = _check_cube(table, user_id, version, Phase.ROLL)
+    if not table.game.may_double():
+        raise Refused("You cannot double now.")
+    game = table.game.double()
+    assert game.cube is not None
+    event = _event("double", s=int(side), v=game.cube.value * 2)
+    return await advance(replace(table, game=game), dice, computer, [event])
+
+
+async def press_take(
+    table: Table, user_id: int, version: int, dice: DiceSource, computer: ComputerPlayer
+) -> Table:
+    """Take: the cube doubles and is the taker's; the doubler rolls."""
+    side = _check_cube(table, user_id, version, Phase.CUBE)
+    event = _event("take", s=int(side))
+    return await advance(replace(table, game=table.game.take()), dice, computer, [*table.events[-1:], event])
+
+
+async def press_pass(
+    table: Table, user_id: int, version: int, dice: DiceSource, computer: ComputerPlayer
+) -> Table:
+    """Pass: the game ends; the doubler wins the cube's value."""
+    side = _check_cube(table, user_id, version, Phase.CUBE)
+    event = _event("pass", s=int(side))
+    dropped = game_ended(replace(table, game=table.game.drop()), "dropped")
+    return await advance(dropped, dice, computer, [*table.events[-1:], event])
 
 
 def press_move(
@@ -369,23 +556,27 @@ async def press_done(
     except NardyError as err:  # the engine disagrees with its own turn_step: refuse, log upstream
         raise Refused("That move is not possible now.") from err
     event = _event("play", s=int(side), p=str(step.play), d=str(game.dice), how="chosen")
-    return await advance(replace(table, game=played, moves=()), dice, computer, [event])
+    after = replace(table, game=played, moves=())
+    if played.is_over:
+        after = game_ended(after, "played")
+    return await advance(after, dice, computer, [event])
 
 
-def resign(table: Table, user_id: int, number: int) -> Table:
-    """The user resigns game `number` of the series; scored as the engine says."""
+def resign(table: Table, user_id: int, number: int, whole_match: bool = False) -> Table:
+    """The user resigns game `number` of the series, scored as the engine says; with `whole_match`, the
+    match too (the opponent wins it, whatever the score)."""
     side = table.side_of(user_id)
     if side is None:
         raise Refused("You are not playing in this game.")
     if table.number != number or table.over:
         raise Refused("This game is over.")
-    game = table.game.resign(side)
-    score = list(table.score)
-    if game.result is not None:
-        score[game.result.winner] += game.result.points
-    return table.bump(
-        game=game, moves=(), events=(_event("resign", s=int(side)),), score=(score[0], score[1])
+    if whole_match and not table.match.is_match:
+        raise Refused("This is a single game, not a match.")
+    ended = game_ended(
+        replace(table, game=table.game.resign(side)), "resigned", side if whole_match else None
     )
+    kind = "resign_match" if whole_match else "resign"
+    return ended.bump(moves=(), events=(_event(kind, s=int(side)),))
 
 
 def check_rematch(table: Table, user_id: int, version: int) -> None:
@@ -412,9 +603,13 @@ async def rematch(
     from new seeds (`seeds` as for start_table); the game just over stays verifiable (Table.proof)."""
     check_rematch(table, user_id, version)
     number = table.number + 1
+    match = table.match
+    if match.is_match:  # a new match of the same length
+        match = GameFormat.of_match(table.game.game, match).new_match()
     nxt = replace(
         table,
-        game=table.game.rematch(),
+        game=replace(table.game.rematch(), cube=match.game_cube()),
+        match=match,
         moves=(),
         events=(),
         number=number,
@@ -433,11 +628,11 @@ def idle_side(table: Table, now: float, claim_after: float) -> Side | None:
     Against the computer nobody can claim: the human is the only one who can be idle."""
     if table.over or table.mode == "computer" or table.moved_at is None:
         return None
-    if table.game.phase not in (Phase.MOVE, Phase.ROLL):
+    if table.game.phase not in (Phase.MOVE, Phase.ROLL, Phase.CUBE):
         return None
     if now - table.moved_at < claim_after:
         return None
-    side = table.game.turn
+    side = table.game.deciding
     return side if table.players[side].reachable else None
 
 
@@ -458,7 +653,7 @@ def check_claim(
         raise Refused("There is nothing to claim in a game against the computer. Send /resign to end it.")
     if side.other in unreachable and table.players[side.other].reachable:
         return side.other
-    if table.game.turn is side:
+    if table.game.deciding is side:
         raise Refused("It is your turn: there is nothing to claim.")
     if idle_side(table, now, claim_after) is None:
         left = claim_after - (now - (table.moved_at if table.moved_at is not None else now))
@@ -471,7 +666,7 @@ def check_claim(
             "Your opponent still has time to move. You can claim the win in {minutes} min.",
             minutes=max(1, math.ceil(left / 60)),
         )
-    return table.game.turn
+    return table.game.deciding
 
 
 def claim(
@@ -490,12 +685,9 @@ def claim(
         raise Refused("This board is out of date. Use the latest message.")
     idle = check_claim(table, user_id, now, claim_after, unreachable)
     gone = idle in unreachable
-    game = table.game.resign(idle)
-    score = list(table.score)
-    if game.result is not None:
-        score[game.result.winner] += game.result.points
+    ended = game_ended(replace(table, game=table.game.resign(idle)), "claimed", idle)
     event = _event("gone" if gone else "claim", s=int(idle))
-    return table.bump(game=game, moves=(), events=(event,), score=(score[0], score[1]))
+    return ended.bump(moves=(), events=(event,))
 
 
 # ---------------------------------------------------------------------- deleting a user's data
@@ -511,4 +703,5 @@ def forget_player(table: Table, user_id: int) -> Table:
     players[side] = players[side].anonymised()
     if table.over:
         return table.bump(players=(players[0], players[1]))
-    return replace(resign(table, user_id, table.number), players=(players[0], players[1]))
+    gave_up = resign(table, user_id, table.number, whole_match=table.match.is_match)
+    return replace(gave_up, players=(players[0], players[1]))

@@ -10,6 +10,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot import callbacks
 from bot.captions import level_name, variant_name
+from bot.game_format import GameFormat
 from bot.i18n import Texts
 from bot.table import Table
 from engine import BAR, OFF, Dice, Move, Phase, Position, Rules, Side
@@ -39,13 +40,10 @@ def board_markup(t: Texts, table: Table, viewer: Side | None) -> InlineKeyboardM
     """The keyboard under a board for `viewer` (None: a group board, the mover's keyboard)."""
     game = table.game
     if game.phase is Phase.OVER:
+        again = t.gettext("🔁 New match") if table.match.is_match else t.gettext("🔁 Rematch")
         return InlineKeyboardMarkup(
             [
-                [
-                    InlineKeyboardButton(
-                        t.gettext("🔁 Rematch"), callback_data=callbacks.rematch(table.id, table.version)
-                    )
-                ],
+                [InlineKeyboardButton(again, callback_data=callbacks.rematch(table.id, table.version))],
                 [
                     InlineKeyboardButton(
                         t.gettext("📄 Record"), callback_data=callbacks.export_record(table.id, table.number)
@@ -59,6 +57,8 @@ def board_markup(t: Texts, table: Table, viewer: Side | None) -> InlineKeyboardM
                 ],
             ]
         )
+    if game.phase in (Phase.ROLL, Phase.CUBE):
+        return cube_markup(t, table, viewer)
     if game.phase is not Phase.MOVE or (viewer is not None and viewer is not game.turn):
         return None
     step = table.step()
@@ -111,6 +111,45 @@ def board_markup(t: Texts, table: Table, viewer: Side | None) -> InlineKeyboardM
             ]
         )
     return InlineKeyboardMarkup(rows) if rows else None
+
+
+def cube_markup(t: Texts, table: Table, viewer: Side | None) -> InlineKeyboardMarkup | None:
+    """Before a roll that may be a double: 🎲 Roll or Double; a double offered: Take or Pass. Only for the
+    person who decides (on a group board: whoever it is)."""
+    game = table.game
+    if (viewer is not None and viewer is not game.deciding) or game.cube is None:
+        return None
+    if table.players[game.deciding].is_computer:
+        return None
+    gid, version = table.id, table.version
+    if game.phase is Phase.CUBE:
+        row = [
+            InlineKeyboardButton(
+                t.gettext("✅ Take ({value})", value=game.cube.value * 2),
+                callback_data=callbacks.cube("ct", gid, version),
+            ),
+            InlineKeyboardButton(t.gettext("✖ Pass"), callback_data=callbacks.cube("cp", gid, version)),
+        ]
+    elif game.may_double():
+        row = [
+            InlineKeyboardButton(t.gettext("🎲 Roll"), callback_data=callbacks.cube("cr", gid, version)),
+            InlineKeyboardButton(
+                t.gettext("⬆ Double to {value}", value=game.cube.value * 2),
+                callback_data=callbacks.cube("cd", gid, version),
+            ),
+        ]
+    else:
+        return None
+    rows = [row]
+    if table.mode == "inline":
+        rows.append(
+            [
+                InlineKeyboardButton(
+                    t.gettext("⚑ Resign or claim"), callback_data=callbacks.inline_menu(gid, version)
+                )
+            ]
+        )
+    return InlineKeyboardMarkup(rows)
 
 
 def whole_play_buttons(t: Texts, table: Table) -> list[InlineKeyboardButton]:
@@ -202,17 +241,48 @@ def inline_menu_markup(t: Texts, table: Table, user_id: int) -> InlineKeyboardMa
     )
 
 
-def variant_menu(t: Texts, user_id: int) -> InlineKeyboardMarkup:
-    return InlineKeyboardMarkup(
-        [
+def variant_menu(t: Texts, user_id: int, flags: str = "") -> InlineKeyboardMarkup:
+    """/newgame's menu: each variant as a single game or a match to 3, 5 or 7 (one press picks both), and
+    the doubling cube for short nardy (on: `flags` "c"; with the Jacoby rule for single games: "cj")."""
+    cube, jacoby = "c" in flags, "j" in flags
+    rows: list[list[InlineKeyboardButton]] = []
+    for variant in ("short", "long"):
+        with_cube = cube and variant == "short"
+        single = str(GameFormat(variant, 1, with_cube, with_cube and jacoby))
+        rows.append(
+            [InlineKeyboardButton(variant_name(t, variant), callback_data=callbacks.variant(user_id, single))]
+        )
+        rows.append(
             [
                 InlineKeyboardButton(
-                    variant_name(t, "short"), callback_data=callbacks.variant(user_id, "short")
+                    t.gettext("to {n}", n=n),
+                    callback_data=callbacks.variant(user_id, str(GameFormat(variant, n, with_cube))),
                 )
-            ],
-            [InlineKeyboardButton(variant_name(t, "long"), callback_data=callbacks.variant(user_id, "long"))],
+                for n in (3, 5, 7)
+            ]
+        )
+    rows.append(
+        [
+            InlineKeyboardButton(
+                t.gettext("🎲 Doubling cube (short nardy): on")
+                if cube
+                else t.gettext("🎲 Doubling cube (short nardy): off"),
+                callback_data=callbacks.variant_cube(user_id, "" if cube else "c"),
+            )
         ]
     )
+    if cube:
+        rows.append(
+            [
+                InlineKeyboardButton(
+                    t.gettext("Jacoby rule (single games): on")
+                    if jacoby
+                    else t.gettext("Jacoby rule (single games): off"),
+                    callback_data=callbacks.variant_cube(user_id, "c" if jacoby else "cj"),
+                )
+            ]
+        )
+    return InlineKeyboardMarkup(rows)
 
 
 def opponent_menu(t: Texts, user_id: int, variant: str) -> InlineKeyboardMarkup:
@@ -297,16 +367,36 @@ def invite_markup(t: Texts, link: str, token: str) -> InlineKeyboardMarkup:
     )
 
 
-def resign_markup(t: Texts, game_id: str, number: int, user_id: int) -> InlineKeyboardMarkup:
+def resign_markup(
+    t: Texts, game_id: str, number: int, user_id: int, match: bool = False
+) -> InlineKeyboardMarkup:
+    """Yes / No; in a match: this game, the whole match, or No."""
+    no = InlineKeyboardButton(
+        t.gettext("No, play on"), callback_data=callbacks.resign(game_id, number, user_id, False)
+    )
+    if match:
+        return InlineKeyboardMarkup(
+            [
+                [
+                    InlineKeyboardButton(
+                        t.gettext("🏳 This game"),
+                        callback_data=callbacks.resign(game_id, number, user_id, True),
+                    ),
+                    InlineKeyboardButton(
+                        t.gettext("🏳 The whole match"),
+                        callback_data=callbacks.resign_match(game_id, number, user_id),
+                    ),
+                ],
+                [no],
+            ]
+        )
     return InlineKeyboardMarkup(
         [
             [
                 InlineKeyboardButton(
                     t.gettext("Yes, resign"), callback_data=callbacks.resign(game_id, number, user_id, True)
                 ),
-                InlineKeyboardButton(
-                    t.gettext("No, play on"), callback_data=callbacks.resign(game_id, number, user_id, False)
-                ),
+                no,
             ]
         ]
     )

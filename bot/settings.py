@@ -14,7 +14,10 @@ Where they apply:
   player on turn presses, so the player's own setting applies to their turn;
 - theme: the colours of the player's private boards, resolved when drawn (group boards stay light: the
   board is everyone's);
-- seed: the player's own seed for the dice (/seed), taken when a game of theirs starts."""
+- seed: the player's own seed for the dice (/seed), taken when a game of theirs starts;
+- top: "hidden" leaves the player out of the global leaderboards (/top in private; bot/stats.py reads the
+  field when it records a result, and stats.set_hidden changes it together with the boards); their groups'
+  boards still show them."""
 
 from __future__ import annotations
 
@@ -40,6 +43,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "lang": (AUTO, *LANGUAGES),
     "confirm": (AUTO, "on", "off"),
     "theme": THEMES,
+    "top": ("shown", "hidden"),
 }
 
 
@@ -53,6 +57,7 @@ class Settings:
     )
     theme: str = DEFAULT_THEME  # the colours of the user's private boards (render.theme.THEMES)
     seed: str = ""  # the user's own seed for the dice of their next games (/seed); "": a random one each game
+    top: str = "shown"  # "hidden": left out of the global leaderboards (bot/stats.py reads this field too)
 
     def language(self, telegram: str | None) -> str:
         """The language to speak to the user: the chosen one, else Telegram's (`telegram`: its code)."""
@@ -72,7 +77,13 @@ class Settings:
         return replace(self, **{setting: choice})
 
     def to_fields(self) -> dict[str, str]:
-        return {"lang": self.lang, "confirm": self.confirm, "theme": self.theme, "seed": self.seed}
+        return {
+            "lang": self.lang,
+            "confirm": self.confirm,
+            "theme": self.theme,
+            "seed": self.seed,
+            "top": self.top,
+        }
 
     @classmethod
     def from_fields(cls, fields: dict[str, str]) -> Settings:

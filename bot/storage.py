@@ -226,13 +226,15 @@ def _json(value: Any) -> str:
 # [8] when its boards are due to be shown by then (unix seconds; the unshown set's score), [9] "1" if the
 # game is live (not over), [10] "1" to forget its board messages (a rematch starts new ones), then the
 # consumed keys' pairs, then [11 + 2n] (n consumed keys) when the player on turn is due a turn reminder
-# (unix seconds; "": none, the game leaves the reminders set).
+# (unix seconds; "": none, the game leaves the reminders set), [12 + 2n] the games this change ended (a JSON
+# list of bot/stats.py FinishedGame objects, "" for none: each recorded in its players' statistics and
+# ratings by bot/stats.py's nardy_record, in this same atomic step) and [13 + 2n] the time now.
 # A chat has one live game: a pointer to another live game refuses a live table ("busy"); a finished
 # table never moves a pointer away from another game.
 # Returns {1, stored version} when written; {0, stored version, reason, detail} (nothing written) when
 # refused: reason "version" (someone changed it first), "busy" (detail: the chat's live game), "gone" (a
 # consumed key is missing or holds something else).
-_SAVE_SCRIPT = (
+_SAVE_SCRIPT = (  # run after bot/stats.py's STATS_LUA, which defines nardy_record (Storage.__init__)
     """
 local raw = redis.call('GET', KEYS[1])
 local stored = ''
@@ -283,6 +285,11 @@ if remind_at and remind_at ~= '' then
   redis.call('EXPIRE', KEYS[#KEYS], ARGV[6])  -- likewise
 else
   redis.call('ZREM', KEYS[#KEYS], ARGV[4])
+end
+local ended = ARGV[12 + 2 * (last_consumed - first_consumed + 1)]
+if ended and ended ~= '' then
+  local now = ARGV[13 + 2 * (last_consumed - first_consumed + 1)]
+  for _, finished in ipairs(cjson.decode(ended)) do nardy_record(finished, now) end
 end
 return {1, stored, '', ''}
 """
@@ -649,7 +656,9 @@ class Storage:
         self._r = client
         self._clock = clock  # unix time, for the unshown boards' due times
         # EVALSHA, loaded again after a Redis restart
-        self._save_script = client.register_script(_SAVE_SCRIPT)
+        from bot.stats import STATS_LUA  # bot/stats.py builds on this module's errors
+
+        self._save_script = client.register_script(STATS_LUA + _SAVE_SCRIPT)
         self._shown_script = client.register_script(_SHOWN_SCRIPT)
         self._new_message_script = client.register_script(_NEW_MESSAGE_SCRIPT)
         self._claim_unshown_script = client.register_script(_CLAIM_UNSHOWN_SCRIPT)
@@ -775,6 +784,12 @@ class Storage:
         for _, field_name, value in consumes:
             args += [field_name, value]
         args.append(self._remind_at(table))
+        now = self._clock()
+        ended = [json.dumps({**e, "ended_at": now}, ensure_ascii=False) for e in table.ended]
+        args.append(
+            _json(ended) if ended else ""
+        )  # each game's JSON passed on as it is (cjson rounds numbers)
+        args.append(repr(now))
         async with _redis_errors(f"save game {table.id} v{table.version}"):
             saved, stored, reason, detail = await self._save_script(keys=keys, args=args)
         if not saved:

@@ -9,7 +9,7 @@ import secrets
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine import Game, Move, NardyError, Phase, Side, TurnStep
+from engine import Game, Match, Move, NardyError, Phase, Side, TurnStep
 from engine.fair_dice import FairSeeds
 
 FORMAT = 1
@@ -87,17 +87,31 @@ class Table:
     version: int = 1
     moves: tuple[tuple[int, int], ...] = ()  # (src, die) of the single moves made this turn
     events: tuple[dict[str, Any], ...] = ()  # what happened since the last decision of a person
-    number: int = 1  # game number within the series (rematches)
-    score: tuple[int, int] = (0, 0)  # series points (white, black)
+    number: int = 1  # game number within the series (rematches and a match's games), from 1
+    match: Match = field(
+        default_factory=Match
+    )  # a single game (and its rematches' running score) or a match to N
     moved_at: float | None = None  # unix time of the last change (the bot's clock); None: unknown
     fair: FairSeeds | None = None  # the seeds this game's dice derive from (None: a game from before)
     proof: dict[str, Any] | None = None  # the previous game of the series, verifiable: see fair_proof
     messages: dict[str, int] = field(default_factory=dict, compare=False)  # target key -> message id
     shown: dict[str, int] = field(default_factory=dict, compare=False)  # target key -> version it shows
+    ended: tuple[dict[str, Any], ...] = field(default=(), compare=False)  # games this change ended (not
+    # stored: the save records them in players' statistics and ratings, bot/stats.py, in the same step)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"table {self.id}: mode {self.mode!r} is not one of {MODES}")
+
+    @property
+    def score(self) -> tuple[int, int]:
+        """The points (white, black) of the match, or of the series of single games."""
+        return self.match.score
+
+    @property
+    def match_over(self) -> bool:
+        """A match to N that is over (a single game's series never is)."""
+        return self.match.over
 
     # ------------------------------------------------------------------ who and where
 
@@ -136,11 +150,11 @@ class Table:
     def waiting_for(self) -> Side | None:
         """The side whose person must decide now in a game against another person (both players people
         the bot can reach, whatever the mode), else None: who a turn reminder may nudge."""
-        if self.over or self.game.phase not in (Phase.MOVE, Phase.ROLL):
+        if self.over or self.game.phase not in (Phase.MOVE, Phase.ROLL, Phase.CUBE):
             return None
         if not all(p.reachable for p in self.players):
             return None
-        return self.game.turn
+        return self.game.deciding
 
     def behind(self, target: Target) -> bool:
         """Whether `target`'s message may show an older version than this table's (not known shown)."""
@@ -203,6 +217,7 @@ class Table:
             "events": list(self.events),
             "number": self.number,
             "score": list(self.score),
+            "match": self.match.to_json(),
             "moved_at": self.moved_at,
             **({"fair": self.fair.to_json()} if self.fair is not None else {}),
             **({"proof": self.proof} if self.proof is not None else {}),
@@ -228,7 +243,9 @@ class Table:
             moves=tuple((int(a), int(b)) for a, b in d.get("moves", [])),
             events=tuple(d.get("events", [])),
             number=int(d.get("number", 1)),
-            score=(int(d["score"][0]), int(d["score"][1])) if "score" in d else (0, 0),
+            match=Match.from_json(d["match"])
+            if d.get("match")
+            else Match(score=(int(d["score"][0]), int(d["score"][1])) if "score" in d else (0, 0)),
             moved_at=None if d.get("moved_at") is None else float(d["moved_at"]),
             fair=FairSeeds.from_json(d["fair"]) if d.get("fair") else None,
             proof=d.get("proof"),

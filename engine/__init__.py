@@ -1,8 +1,10 @@
 """Pure rules of short and long nardy: no I/O, no clock, no randomness (dice are passed in)."""
 
+from engine.cube import Cube, CubeAction
 from engine.dice import ALL_ROLLS, Dice, roll_weight
 from engine.errors import (
     AmbiguousMoveError,
+    CubeError,
     GameRecordError,
     IllegalPlayError,
     InvalidDiceError,
@@ -13,6 +15,7 @@ from engine.errors import (
     WrongPhaseError,
 )
 from engine.game import Game, Phase, TurnRecord
+from engine.match import Match
 from engine.moves import Move, Play
 from engine.options import Options
 from engine.position import Board, Position
@@ -28,6 +31,9 @@ __all__ = [
     "VARIANTS",
     "AmbiguousMoveError",
     "Board",
+    "Cube",
+    "CubeAction",
+    "CubeError",
     "Dice",
     "Game",
     "GameRecordError",
@@ -36,6 +42,7 @@ __all__ = [
     "InvalidMoveError",
     "InvalidPositionError",
     "LongNardy",
+    "Match",
     "Move",
     "NardyError",
     "Options",

@@ -35,3 +35,7 @@ class WrongPhaseError(NardyError):
 
 class OptionsError(NardyError):
     """An unknown option value."""
+
+
+class CubeError(NardyError):
+    """A cube action the cube's rules do not allow now (no cube, not the owner, the Crawford game, ...)."""

@@ -10,8 +10,9 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
 
+from engine.cube import Cube, CubeAction
 from engine.dice import Dice
-from engine.errors import GameRecordError, IllegalPlayError, NardyError, WrongPhaseError
+from engine.errors import CubeError, GameRecordError, IllegalPlayError, NardyError, WrongPhaseError
 from engine.moves import Move, Play
 from engine.options import Options
 from engine.position import Board, Position
@@ -26,6 +27,7 @@ class Phase(Enum):
     OPENING = "opening"  # waiting for the one-die-each opening roll
     ROLL = "roll"  # `turn` is to roll two dice
     MOVE = "move"  # `turn` has `dice` to play
+    CUBE = "cube"  # `turn` offered a double (before rolling); the other side must take or pass
     OVER = "over"  # `result` is set
 
 
@@ -63,16 +65,25 @@ class Game:
     opening_rolls: tuple[tuple[int, int], ...] = ()
     history: tuple[TurnRecord, ...] = ()
     starter: Side | None = None  # set when a rematch began without an opening roll
+    cube: Cube | None = None  # the doubling cube (short nardy only); None: played without it
+    cube_actions: tuple[CubeAction, ...] = ()  # the record's doubles, takes and passes
 
     # ----- construction ---------------------------------------------------------------------------
     @classmethod
-    def new(cls, game: str, options: Options | None = None, starter: Side | None = None) -> Game:
-        """A new game: an opening roll decides who starts, unless `starter` is given (a rematch)."""
+    def new(
+        cls, game: str, options: Options | None = None, starter: Side | None = None, cube: Cube | None = None
+    ) -> Game:
+        """A new game: an opening roll decides who starts, unless `starter` is given (a rematch). `cube`:
+        play with the doubling cube under its rules (short nardy only; it starts in the middle at 1)."""
         rules = find_rules(game, options)
+        if cube is not None:
+            if rules.name != "short":
+                raise CubeError(f"{rules.name} nardy is played without the doubling cube")
+            cube = cube.rules_only()
         start = rules.start_position()
         if starter is None:
-            return cls(rules, Phase.OPENING, Side.WHITE, start)
-        return cls(rules, Phase.ROLL, starter, start, starter=starter)
+            return cls(rules, Phase.OPENING, Side.WHITE, start, cube=cube)
+        return cls(rules, Phase.ROLL, starter, start, starter=starter, cube=cube)
 
     @property
     def game(self) -> str:
@@ -81,6 +92,15 @@ class Game:
     @property
     def is_over(self) -> bool:
         return self.phase is Phase.OVER
+
+    @property
+    def deciding(self) -> Side:
+        """The side whose action the game waits for: the one on turn, or the one offered a double."""
+        return self.turn.other if self.phase is Phase.CUBE else self.turn
+
+    def may_double(self) -> bool:
+        """Whether the side on turn may offer a double now (before rolling, under the cube's rules)."""
+        return self.phase is Phase.ROLL and self.cube is not None and self.cube.may_double(self.turn)
 
     def _need(self, phase: Phase, action: str) -> None:
         if self.phase is not phase:
@@ -109,6 +129,57 @@ class Game:
         """The side on turn rolls two dice."""
         self._need(Phase.ROLL, "roll")
         return replace(self, phase=Phase.MOVE, dice=Dice(a, b))
+
+    def double(self) -> Game:
+        """The side on turn, before rolling, offers to double the stakes."""
+        self._need(Phase.ROLL, "double")
+        if self.cube is None:
+            raise CubeError(f"this game is played without the cube: {self.turn.label} cannot double")
+        if not self.cube.may_double(self.turn):
+            raise CubeError(
+                f"{self.turn.label} may not double a cube at {self.cube.value} "
+                f"({self._why_no_double(self.cube)})"
+            )
+        action = CubeAction(len(self.history), self.turn, "double")
+        return replace(
+            self, phase=Phase.CUBE, cube=self.cube.doubled(), cube_actions=self.cube_actions + (action,)
+        )
+
+    def _why_no_double(self, cube: Cube) -> str:
+        if cube.crawford:
+            return "the Crawford game"
+        if cube.owner is not None and cube.owner is not self.turn:
+            return f"the cube is {cube.owner.label}'s"
+        if cube.needs is not None and cube.value >= cube.needs[self.turn]:
+            return f"a single game already wins {self.turn.label} the match"
+        return "the cube is at its highest"
+
+    def take(self) -> Game:
+        """The side offered a double takes it: the cube doubles and is theirs; the doubler rolls."""
+        self._need(Phase.CUBE, "take")
+        assert self.cube is not None
+        taker = self.turn.other
+        action = CubeAction(len(self.history), taker, "take")
+        return replace(
+            self, phase=Phase.ROLL, cube=self.cube.taken(taker), cube_actions=self.cube_actions + (action,)
+        )
+
+    def drop(self) -> Game:
+        """The side offered a double passes: the doubler wins the cube's value before the double."""
+        self._need(Phase.CUBE, "pass")
+        assert self.cube is not None
+        action = CubeAction(len(self.history), self.turn.other, "pass")
+        result = Result(self.turn, self.cube.value, WinKind.OIN, dropped=True)
+        return replace(
+            self,
+            phase=Phase.OVER,
+            result=result,
+            cube=replace(self.cube, offered=False),
+            cube_actions=self.cube_actions + (action,),
+        )
+
+    def _points(self, kind: WinKind) -> int:
+        return self.cube.points(kind.points) if self.cube is not None else kind.points
 
     def legal_plays(self) -> list[Play]:
         self._need(Phase.MOVE, "list plays")
@@ -140,7 +211,7 @@ class Game:
         }
         if after.x[0] == 15:
             kind = self.rules.score_loser(after.o)
-            result = Result(self.turn, kind.points, kind)
+            result = Result(self.turn, self._points(kind), kind)
             return replace(self, phase=Phase.OVER, position=after, result=result, **common)  # type: ignore[arg-type]
         return replace(self, phase=Phase.ROLL, turn=self.turn.other, position=after.swapped(), **common)  # type: ignore[arg-type]
 
@@ -174,8 +245,13 @@ class Game:
             kind = WinKind.OIN
         else:
             kind = self.rules.score_loser(loser)
+        cube = replace(self.cube, offered=False) if self.cube is not None else None
         return replace(
-            self, phase=Phase.OVER, result=Result(side.other, kind.points, kind, resigned=True), dice=None
+            self,
+            phase=Phase.OVER,
+            result=Result(side.other, self._points(kind), kind, resigned=True),
+            dice=None,
+            cube=cube,
         )
 
     def rematch(self) -> Game:
@@ -186,7 +262,7 @@ class Game:
         starter = (
             None if how == "opening_roll" else self.result.winner if how == "previous_winner" else Side.BLACK
         )
-        return Game.new(self.game, self.rules.options, starter)
+        return Game.new(self.game, self.rules.options, starter, self.cube)
 
     # ----- views ----------------------------------------------------------------------------------
     def board(self) -> Board:
@@ -215,6 +291,14 @@ class Game:
             if self.phase is Phase.MOVE and self.dice
             else None,  # a roll not played yet
             "resigned": resigned,
+            **(
+                {
+                    "cube": self.cube.rules_only().to_json(),
+                    "cube_actions": [a.to_json() for a in self.cube_actions],
+                }
+                if self.cube is not None
+                else {}
+            ),
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -232,6 +316,7 @@ class Game:
             else None,
             "last_position": self.rules.position_id(self.last_play.position) if self.last_play else None,
             "opening": list(self.opening) if self.opening else None,
+            **({"cube": self.cube.to_json()} if self.cube is not None else {}),
         }
         return data
 
@@ -275,11 +360,22 @@ class Game:
                 opening_rolls=tuple(tuple(r) for r in data["opening_rolls"]),
                 history=tuple(TurnRecord.from_json(t) for t in data["turns"]),
                 starter=Side[starter.upper()] if starter else None,
+                cube=Cube.from_json(st["cube"]) if st.get("cube") else None,
+                cube_actions=tuple(CubeAction.from_json(a) for a in data.get("cube_actions") or ()),
             )
         except GameRecordError:
             raise
         except (NardyError, KeyError, TypeError, ValueError, AttributeError) as exc:
             raise GameRecordError(f"corrupted game record: {type(exc).__name__}: {exc}") from None
+
+    def _replay_cube(self, actions: list[CubeAction], turn: int) -> Game:
+        """This game after the record's cube actions made before turn `turn`, each checked."""
+        game = self
+        for action in (a for a in actions if a.turn == turn):
+            if action.side is not game.deciding:
+                raise GameRecordError(f"cube action {action.to_json()} by the wrong side")
+            game = {"double": Game.double, "take": Game.take, "pass": Game.drop}[action.action](game)
+        return game
 
     @classmethod
     def replay(cls, record: dict[str, Any]) -> Game:
@@ -291,11 +387,14 @@ class Game:
                 record["game"],
                 Options.from_json(record.get("options") or {}),
                 Side[starter.upper()] if starter else None,
+                Cube.from_json(record["cube"]) if record.get("cube") else None,
             )
+            actions = [CubeAction.from_json(a) for a in record.get("cube_actions") or ()]
             for white_die, black_die in record["opening_rolls"]:
                 game = game.opening_roll(white_die, black_die)
             for i, raw in enumerate(record["turns"]):
                 turn = TurnRecord.from_json(raw)
+                game = game._replay_cube(actions, i)
                 if game.phase is Phase.ROLL:
                     game = game.roll(turn.dice.a, turn.dice.b)
                 if turn.side is not game.turn or turn.dice != game.dice:
@@ -303,6 +402,7 @@ class Game:
                         f"turn {i + 1} ({raw!r}) does not follow: {game.turn.label} to play {game.dice}"
                     )
                 game = game.play(turn.play)
+            game = game._replay_cube(actions, len(record["turns"]))
             pending = record.get("dice")
             if pending:
                 dice = Dice.parse(str(pending))

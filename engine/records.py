@@ -3,7 +3,9 @@
 Pure functions of a `Game` and the players' names: they return text and parse text, nothing else.
 
 - `to_mat` writes a short-nardy game as a Jellyfish/GNU Backgammon match file (`import mat FILE`): a
-  1-point match of one game, laid out as gnubg's own `export match mat` lays it out.
+  1-point match of one game (a money game when its cube was offered), laid out as gnubg's own
+  `export match mat` lays it out, doubles, takes and passes included; `match_to_mat` writes every game
+  of a match to N points the same way, each with the score before it.
 - `to_text` / `from_text`: a plain-text record in the project's notation, a header then numbered turns::
 
       Variant: long
@@ -18,7 +20,11 @@ Pure functions of a `Game` and the players' names: they return text and parse te
       2. B 5-1: 24/19 24/23
       ...
 
-- `to_json` / `from_json`: the engine's record (`Game.record()`) with the names and the result.
+  A game with the cube has a `Cube:` header line and its cube actions as numbered lines of their own
+  (`12. W doubles to 2`, `13. B takes`). `match_to_text` / `parse_match_text`: a match, a header with
+  its length and score, then each game's record under a `Game k: white 1, black 0` line.
+- `to_json` / `from_json`: the engine's record (`Game.record()`, its cube and cube actions included)
+  with the names and the result.
 
 Parsing replays every turn through the rules (`Game.replay`), so a record that breaks them raises a
 `RecordError` (a ValueError) naming the line, or the turn, and what was wrong.
@@ -31,9 +37,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from engine.cube import Cube, CubeAction
 from engine.dice import Dice
 from engine.errors import GameRecordError, InvalidDiceError, NardyError, OptionsError
 from engine.game import FORMAT_VERSION, Game, Phase, TurnRecord
+from engine.match import Match
 from engine.options import Options
 from engine.rules import GAMES
 from engine.scoring import Result, WinKind
@@ -108,54 +116,206 @@ def _point_number(text: str) -> int:
     return BAR if text == "bar" else OFF if text == "off" else int(text)
 
 
+def _mat_money(game: Game) -> bool:
+    """Whether a single game is written as a money game: when its cube was offered (a 1-point match has
+    no live cube) or it is played under the Jacoby rule (which gnubg applies to money games only)."""
+    return game.cube is not None and (game.cube.jacoby or bool(game.cube_actions))
+
+
+def _mat_header(length: int, comments: tuple[str, ...] = ()) -> list[str]:
+    return ['; [Variation "Backgammon"]', *(f"; {c}" for c in comments), "", f" {length} point match", ""]
+
+
+def _mat_score_line(names: tuple[str, str], score: tuple[int, int]) -> str:
+    return f"{f' {names[0]} : {score[0]}':<{_MAT_NAME_WIDTH}} {names[1]} : {score[1]}"
+
+
+def _points_text(points: int) -> str:
+    return f"{points} point{'s' if points != 1 else ''}"
+
+
+def _mat_cells(game: Game) -> list[tuple[Side, str]]:
+    """The game's cells in order, each in its side's column: rolls with their plays, cube actions
+    (` Doubles => 2`, ` Takes`, ` Drops`) before the turn they came before, and the winner's
+    ` Wins N points` last."""
+    cells: list[tuple[Side, str]] = []
+    value = 1
+
+    def cube_cells(turn: int) -> None:
+        nonlocal value
+        for action in (a for a in game.cube_actions if a.turn == turn):
+            if action.action == "double":
+                cells.append((action.side, f" Doubles => {value * 2}"))
+            elif action.action == "take":
+                value *= 2
+                cells.append((action.side, " Takes"))
+            else:
+                cells.append((action.side, " Drops"))
+
+    for index, turn in enumerate(game.history):
+        cube_cells(index)
+        cells.append((turn.side, f"{turn.dice.a}{turn.dice.b}: {mat_play(turn.play)}".rstrip()))
+    cube_cells(len(game.history))
+    if not cells and game.result is not None and game.opening and game.rules.opening_dice_are_first_roll:
+        # Resigned on the opening roll: gnubg needs the roll (with no play) to have a game to resign.
+        cells.append((game.turn, f"{max(game.opening)}{min(game.opening)}:"))
+    if game.result is not None:
+        cells.append((game.result.winner, f" Wins {_points_text(game.result.points)}"))
+    return cells
+
+
+def _mat_game(game: Game, number: int, names: tuple[str, str], score: tuple[int, int]) -> list[str]:
+    """One game as gnubg's export lays it out (export.c, ExportGameJF): White's cells on the left after
+    `%3d) `, Black's in a column 28 wide to their right. The winner's `Wins` line: White's on a line of
+    its own, Black's to the right of a White cell on the same line, or on a line of its own."""
+    if game.game != "short":
+        raise RecordError(f".mat files hold backgammon (short nardy), not {game.game} nardy")
+    lines = [f" Game {number}", _mat_score_line(names, score)]
+    left: str | None = None  # White's cell of the line being written
+    count = 0
+
+    def flush(right: str = "") -> None:
+        nonlocal left, count
+        assert left is not None
+        count += 1
+        text = left
+        if right:
+            text = left.ljust(_MAT_MOVE_WIDTH) if len(left) < _MAT_MOVE_WIDTH else left + "  "
+        lines.append(f"{count:3d}) {text}{right}".rstrip())
+        left = None
+
+    cells = _mat_cells(game)
+    for index, (side, cell) in enumerate(cells):
+        wins = game.result is not None and index == len(cells) - 1
+        if side is Side.WHITE:
+            if left is not None:
+                flush()
+            if wins:
+                lines.append(_MAT_LEFT_WINS[:-1] + cell)
+            else:
+                left = cell
+        elif wins and left is None:
+            lines.append(_MAT_RIGHT_WINS[:-1] + cell)
+        else:
+            if left is None:
+                left = ""
+            flush(cell)
+    if left is not None:
+        flush()
+    return [*lines, ""]
+
+
 def to_mat(game: Game, *, white: str, black: str) -> str:
     """A short-nardy game as a GNU Backgammon match file: `gnubg -t`, then `import mat FILE`.
 
-    One game is written as a 1-point match, White the first (left) player. Not as a money session
-    ("0 point match"): gnubg applies its own Jacoby setting to imported money games (on by default),
-    which scores a mars or koks without a cube as a single game; in a match gammons count, so gnubg's
-    score equals ours. Each play is written from its mover's side (24 = farthest point, 25 = the bar,
-    0 = off), hits marked `*`. A game won by bearing off ends with gnubg's `Wins N point(s)` line; a
-    resigned one too, which gnubg reads as the loser resigning a single, mars or koks. A roll not yet
-    played is left out: gnubg would play a forced move for it. Only a game resigned on its opening roll,
-    before any play, shows that roll with no play, as gnubg needs a roll to have a game to resign."""
-    if game.game != "short":
-        raise RecordError(f".mat files hold backgammon (short nardy), not {game.game} nardy")
+    White is the first (left) player. A game whose cube was never offered is written as a 1-point match,
+    not as a money session ("0 point match"): gnubg applies its own Jacoby setting to imported money games
+    (on by default), which scores a mars or koks without a cube as a single game; in a match gammons
+    count, so gnubg's score equals ours. A game whose cube was offered is written as a money game (a
+    1-point match cannot hold a live cube): gnubg multiplies by the cube as we do, and its Jacoby setting
+    cannot change the score, as Jacoby only counts while the cube was never turned, and an offered cube
+    was either turned, passed, or still offered when the game was resigned. A single game under the
+    Jacoby rule is a money game too: gnubg scores it as we do under its default Jacoby setting (on).
+    A game of a match is written here as a game on its own; `match_to_mat` writes it in its match.
+
+    Each play is written from its mover's side (24 = farthest point, 25 = the bar, 0 = off), hits marked
+    `*`; a double as ` Doubles => 2` in the doubler's column, the answer as ` Takes` or ` Drops` in the
+    other's. A game won by bearing off or by a pass ends with gnubg's `Wins N point(s)` line; a resigned
+    one too, which gnubg reads as the loser resigning a single, mars or koks at the cube's value. A roll
+    not yet played is left out: gnubg would play a forced move for it. Only a game resigned on its
+    opening roll, before any play, shows that roll with no play, as gnubg needs a roll to have a game to
+    resign."""
     names = (_mat_name(white, "White"), _mat_name(black, "Black"))
-    lines = [
-        '; [Variation "Backgammon"]',
-        "",
-        " 1 point match",
-        "",
-        " Game 1",
-        f"{f' {names[0]} : 0':<{_MAT_NAME_WIDTH}} {names[1]} : 0",
-    ]
-    turns = [(t.side, f"{t.dice.a}{t.dice.b}: {mat_play(t.play)}".rstrip()) for t in game.history]
-    if not turns and game.result is not None and game.opening and game.rules.opening_dice_are_first_roll:
-        # Resigned on the opening roll: gnubg needs the roll (with no play) to have a game to resign.
-        high, low = max(game.opening), min(game.opening)
-        turns.append((game.turn, f"{high}{low}:"))
-    cells = ([""] if turns and turns[0][0] is Side.BLACK else []) + [cell for _, cell in turns]
-    for number, start in enumerate(range(0, len(cells), 2), start=1):
-        left, right = cells[start], cells[start + 1] if start + 1 < len(cells) else ""
-        if right:
-            left = left.ljust(_MAT_MOVE_WIDTH) if len(left) < _MAT_MOVE_WIDTH else left + "  "
-        lines.append(f"{number:3d}) {left}{right}".rstrip())
-    if game.result is not None:
-        points = game.result.points
-        indent = _MAT_LEFT_WINS if game.result.winner is Side.WHITE else _MAT_RIGHT_WINS
-        lines.append(f"{indent}Wins {points} point{'s' if points != 1 else ''}")
-    return "\n".join(lines) + "\n\n"
+    if not _mat_money(game):
+        return "\n".join(_mat_header(1) + _mat_game(game, 1, names, (0, 0))) + "\n"
+    assert game.cube is not None
+    comment = (
+        f"a single game with the doubling cube: money play, Jacoby rule {'on' if game.cube.jacoby else 'off'}"
+    )
+    return "\n".join(_mat_header(0, (comment,)) + _mat_game(game, 1, names, (0, 0))) + "\n"
+
+
+@dataclass(frozen=True, slots=True)
+class MatchGame:
+    """One game of a match as the match's records show it: the score before it, whether it is the
+    Crawford game, and whether it is the game being played (not yet one of the match's finished games)."""
+
+    game: Game
+    score: tuple[int, int]
+    crawford: bool
+    current: bool
+
+
+def match_games(match: Match, current: Game | None) -> list[MatchGame]:
+    """The match's finished games (its records, oldest first) and the current game, each with the score
+    before it. `current` is left out when it is the last finished game already. Raises RecordError when a
+    record does not load, a finished game has no result, the results do not add up to the match's score,
+    or a current game follows a match that is over."""
+    rebuilt = Match(length=match.length, cube=match.cube, jacoby=match.jacoby)
+    games: list[MatchGame] = []
+    for number, data in enumerate(match.games, start=1):
+        try:
+            game = Game.from_json(data)
+        except NardyError as exc:
+            raise RecordError(f"game {number} of the match does not load: {exc}") from None
+        if game.result is None:
+            raise RecordError(f"game {number} of the match is stored as finished but has no result")
+        games.append(MatchGame(game, rebuilt.score, rebuilt.crawford, current=False))
+        rebuilt = rebuilt.after(game.result, data)
+    if rebuilt.score != match.score:
+        raise RecordError(
+            f"the match's score {match.score[0]}-{match.score[1]} is not what its {len(games)} games' results "
+            f"add up to, {rebuilt.score[0]}-{rebuilt.score[1]}: a game's record is missing"
+        )
+    if current is not None and not (match.games and current.to_json() == match.games[-1]):
+        if match.over:
+            raise RecordError(
+                f"the match is over at {match.score[0]}-{match.score[1]}: no current game can follow it"
+            )
+        games.append(MatchGame(current, match.score, match.crawford, current=True))
+    return games
+
+
+def match_to_mat(match: Match, current: Game | None, *, white: str, black: str) -> str:
+    """Every game of a match as one GNU Backgammon match file: ` N point match`, then each game's
+    ` Game k` with the score before it (the layout of gnubg's `export match mat`), the current game last.
+
+    gnubg's export does not mark the Crawford game and its import does not read a mark: it takes the
+    first game where one player needs a single point as the Crawford game, as `Match.after` does, so the
+    scores alone carry it. A series of single games (`length` 1) is written as a money session ("0 point
+    match") of its games, as a 1-point match ends with its first game; gnubg scores its games as we do
+    when its Jacoby setting is ours (the file's comment says which): the setting only matters for a mars
+    or koks borne off while the cube was never turned. A series of one game is written as `to_mat`
+    writes that game."""
+    games = match_games(match, current)
+    names = (_mat_name(white, "White"), _mat_name(black, "Black"))
+    if not match.is_match and len(games) == 1:
+        return to_mat(games[0].game, white=white, black=black)
+    if match.is_match:
+        header = _mat_header(match.length)
+    else:
+        cube = "with the doubling cube" if match.cube else "without the cube"
+        jacoby = "on" if match.jacoby else "off"
+        header = _mat_header(0, (f"single games {cube}: money play, Jacoby rule {jacoby}",))
+    lines = header
+    for number, item in enumerate(games, start=1):
+        lines += _mat_game(item.game, number, names, item.score)
+    return "\n".join(lines) + "\n"
 
 
 # ----- plain text ----------------------------------------------------------------------------------
 
 _SIDE_LETTER = {Side.WHITE: "W", Side.BLACK: "B"}
 _LETTER_SIDE = {"W": Side.WHITE, "B": Side.BLACK}
-_HEADER_KEYS = ("Variant", "Options", "White", "Black", "Starter", "Opening rolls", "Result")
+_HEADER_KEYS = ("Variant", "Options", "White", "Black", "Starter", "Opening rolls", "Cube", "Result")
 _TURN = re.compile(r"^(\d+)\.\s+([WB])\s+(\d-\d)(?::\s*(.*?)|\s+\(to play\))\s*$")
+_CUBE_ACTION = re.compile(r"^(\d+)\.\s+([WB])\s+(?:doubles to (\d+)|(takes)|(passes))\s*$")
+_CUBE_WORD = {"take": "takes", "pass": "passes"}
 _RESULT = re.compile(
-    r"^(white|black) wins (\d+) points? \((\w+)\)(?:, (white|black) resigned)?$|^(in progress)$"
+    r"^(white|black) wins (\d+) points? \((\w+)\)(?:, (white|black) (resigned|passed))?$|^(in progress)$"
+)
+_CUBE_RULES = re.compile(
+    r"^money(, Jacoby)?$|^match, white needs (\d+), black needs (\d+)(, Crawford game)?$"
 )
 
 
@@ -164,7 +324,55 @@ def _result_text(result: Result | None) -> str:
         return "in progress"
     points = f"{result.points} point{'s' if result.points != 1 else ''}"
     text = f"{result.winner.label} wins {points} ({result.kind.value})"
-    return text + (f", {result.winner.other.label} resigned" if result.resigned else "")
+    if result.resigned or result.dropped:
+        text += f", {result.winner.other.label} {'resigned' if result.resigned else 'passed'}"
+    return text
+
+
+def _cube_text(cube: Cube) -> str:
+    """The rules a game's cube is played under: `money`, `money, Jacoby`, or
+    `match, white needs 2, black needs 4` (`, Crawford game` in the Crawford game)."""
+    if cube.needs is None:
+        return "money, Jacoby" if cube.jacoby else "money"
+    text = f"match, white needs {cube.needs[0]}, black needs {cube.needs[1]}"
+    return text + (", Crawford game" if cube.crawford else "")
+
+
+def _parse_cube(value: str, line: int) -> Cube:
+    m = _CUBE_RULES.match(value)
+    if not m:
+        raise RecordError(
+            f"cube {value!r} is not like 'money', 'money, Jacoby' or 'match, white needs 2, black needs 4'",
+            line,
+        )
+    if m.group(2) is None:
+        return Cube(jacoby=m.group(1) is not None)
+    try:
+        return Cube(crawford=m.group(4) is not None, needs=(int(m.group(2)), int(m.group(3))))
+    except ValueError as exc:
+        raise RecordError(f"cube {value!r}: {exc}", line) from None
+
+
+def _entries(game: Game) -> list[str]:
+    """The game's turns and cube actions in the order they were made, each as a line without its number:
+    `W 6-4: 24/18 24/20`, `B doubles to 2`, `W takes`, `W passes`, and last the roll not played yet,
+    `B 5-2 (to play)`."""
+    entries: list[str] = []
+    value = 1
+    for index in range(len(game.history) + 1):
+        for action in (a for a in game.cube_actions if a.turn == index):
+            if action.action == "double":
+                word = f"doubles to {value * 2}"
+            else:
+                word = _CUBE_WORD[action.action]
+                value *= 2 if action.action == "take" else 1
+            entries.append(f"{_SIDE_LETTER[action.side]} {word}")
+        if index < len(game.history):
+            turn = game.history[index]
+            entries.append(f"{_SIDE_LETTER[turn.side]} {turn.dice}: {turn.play}")
+    if game.phase is Phase.MOVE and game.dice is not None:
+        entries.append(f"{_SIDE_LETTER[game.turn]} {game.dice} (to play)")
+    return entries
 
 
 def _options_text(options: Options) -> str:
@@ -180,8 +388,11 @@ def _starter_text(game: Game) -> str:
 
 def to_text(game: Game, *, white: str = "White", black: str = "Black") -> str:
     """The game as a plain-text record: a header, a blank line, then one numbered line a turn
-    (`12. B 6-6: 24/18 24/18 13/7 13/7`, `pass` when no move was possible), and the roll on turn
-    that is not played yet as `13. W 5-2 (to play)`."""
+    (`12. B 6-6: 24/18 24/18 13/7 13/7`, `pass` when no move was possible) or a cube action
+    (`13. W doubles to 2`, `14. B takes`, `14. B passes`), and the roll on turn that is not played yet as
+    `15. W 5-2 (to play)`. A game with the cube has a `Cube:` header line with the rules it is played
+    under (`money`, `money, Jacoby`, `match, white needs 2, black needs 4, Crawford game`); a result
+    `white wins 2 points (oin), black passed` is a passed double."""
     opening = ", ".join(f"{w}-{b}" for w, b in game.opening_rolls) or "-"
     header = {
         "Variant": game.game,
@@ -190,14 +401,12 @@ def to_text(game: Game, *, white: str = "White", black: str = "Black") -> str:
         "Black": clean_name(black),
         "Starter": _starter_text(game),
         "Opening rolls": opening,
+        **({"Cube": _cube_text(game.cube)} if game.cube is not None else {}),
         "Result": _result_text(game.result),
     }
     lines = [f"{key}: {value}".rstrip() for key, value in header.items()]
     lines.append("")
-    for number, turn in enumerate(game.history, start=1):
-        lines.append(f"{number}. {_SIDE_LETTER[turn.side]} {turn.dice}: {turn.play}")
-    if game.phase is Phase.MOVE and game.dice is not None:
-        lines.append(f"{len(game.history) + 1}. {_SIDE_LETTER[game.turn]} {game.dice} (to play)")
+    lines += [f"{number}. {entry}" for number, entry in enumerate(_entries(game), start=1)]
     return "\n".join(lines) + "\n"
 
 
@@ -225,17 +434,17 @@ def _parse_result(value: str, line: int) -> tuple[Result | None, Side | None]:
             "'black wins 1 point (oin), white resigned' or 'in progress'",
             line,
         )
-    if m.group(5):
+    if m.group(6):
         return None, None
     winner = Side[m.group(1).upper()]
     try:
         kind = WinKind(m.group(3))
     except ValueError:
         raise RecordError(f"unknown kind of win {m.group(3)!r} in {value!r}", line) from None
-    resigned = m.group(4)
-    if resigned is not None and Side[resigned.upper()] is not winner.other:
-        raise RecordError(f"the winner cannot be the side that resigned: {value!r}", line)
-    result = Result(winner, int(m.group(2)), kind, resigned is not None)
+    loser, how = m.group(4), m.group(5)
+    if loser is not None and Side[loser.upper()] is not winner.other:
+        raise RecordError(f"the winner cannot be the side that {how}: {value!r}", line)
+    result = Result(winner, int(m.group(2)), kind, resigned=how == "resigned", dropped=how == "passed")
     return result, winner.other if result.resigned else None
 
 
@@ -288,8 +497,12 @@ def parse_text(text: str) -> Record:
     result_text, result_line = header.get("Result", ("in progress", variant_line))
     result, resigned = _parse_result(result_text, result_line)
 
+    cube = _parse_cube(*header["Cube"]) if "Cube" in header else None
     turns: list[list[object]] = []
     turn_lines: list[int] = []
+    actions: list[list[object]] = []
+    action_lines: list[int] = []
+    cube_value = 1  # the cube's value, to check each double's
     pending: tuple[Dice, int] | None = None
     for number, raw in enumerate(lines[i:], start=i + 1):
         if not raw.strip():
@@ -297,11 +510,31 @@ def parse_text(text: str) -> Record:
         if pending is not None:
             raise RecordError(f"nothing may follow the roll to play on line {pending[1]}: {raw!r}", number)
         m = _TURN.match(raw.strip())
-        if not m:
-            raise RecordError(f"expected a turn like '12. W 6-5: 24/13', got {raw!r}", number)
-        if int(m.group(1)) != len(turns) + 1:
-            raise RecordError(f"turn number {m.group(1)}, expected {len(turns) + 1}", number)
-        side = _LETTER_SIDE[m.group(2)]
+        cube_match = None if m else _CUBE_ACTION.match(raw.strip())
+        if not m and not cube_match:
+            raise RecordError(
+                f"expected a turn like '12. W 6-5: 24/13' or a cube action like '12. W doubles to 2', got {raw!r}",
+                number,
+            )
+        entry = m or cube_match
+        assert entry is not None
+        if int(entry.group(1)) != len(turns) + len(actions) + 1:
+            raise RecordError(
+                f"turn number {entry.group(1)}, expected {len(turns) + len(actions) + 1}", number
+            )
+        side = _LETTER_SIDE[entry.group(2)]
+        if cube_match:
+            if cube_match.group(3) is not None and int(cube_match.group(3)) != cube_value * 2:
+                raise RecordError(
+                    f"the cube is at {cube_value}: a double is to {cube_value * 2}, not {cube_match.group(3)}",
+                    number,
+                )
+            action = "double" if cube_match.group(3) else "take" if cube_match.group(4) else "pass"
+            cube_value *= 2 if action == "take" else 1
+            actions.append(CubeAction(len(turns), side, action).to_json())
+            action_lines.append(number)
+            continue
+        assert m is not None
         dice = _parse_dice(m.group(3), number)
         if m.group(4) is None:
             pending = (dice, number)
@@ -318,9 +551,15 @@ def parse_text(text: str) -> Record:
         "turns": turns,
         "dice": str(pending[0]) if pending else None,
         "resigned": resigned.label if resigned is not None else None,
+        **({"cube": cube.to_json(), "cube_actions": actions} if cube is not None else {}),
     }
+    if cube is None and actions:
+        raise RecordError(
+            "a cube action in a game without the cube (no 'Cube:' header line)", action_lines[0]
+        )
     where: dict[str, Any] = {
         "turns": turn_lines,
+        "cube": action_lines,
         "opening": header.get("Opening rolls", ("", starter_line))[1],
         "pending": pending[1] if pending else None,
         "result": result_line,
@@ -348,40 +587,85 @@ def _replay(record: dict[str, Any], where: dict[str, Any]) -> Game:
         return Game.replay(record)
     except NardyError as exc:
         part, index, message = _locate(record, exc)
-    line = where["turns"][index] if part == "turn" else where[part]
+    line = (
+        where["turns"][index] if part == "turn" else where["cube"][index] if part == "cube" else where[part]
+    )
     raise RecordError(message, line) from None
 
 
 def _locate(record: dict[str, Any], failure: NardyError) -> tuple[str, int, str]:
-    """Which part of a record that does not replay is at fault, as (part, turn index, what is wrong),
-    the part one of opening, turn, pending and result: found by replaying ever longer beginnings of the
-    record (a binary search over the turns)."""
+    """Which part of a record that does not replay is at fault, as (part, index, what is wrong), the part
+    one of opening, turn, cube (the index into the turns or the cube actions), pending and result: found
+    by replaying ever longer beginnings of the record, its turns and cube actions in the order they were
+    made (a binary search over them)."""
     turns = record.get("turns")
-    if not isinstance(turns, list):
+    raw_actions = record.get("cube_actions") or []
+    if not isinstance(turns, list) or not isinstance(raw_actions, list):
         return "opening", 0, _detail(failure)
+    actions: list[CubeAction] = []
+    for index, raw in enumerate(raw_actions):
+        try:
+            actions.append(CubeAction.from_json(raw))
+        except (TypeError, ValueError) as exc:
+            return "cube", index, f"bad cube action {raw!r}: {exc}"
+    # the steps of the game in order: ("cube", index into actions) before ("turn", index into turns)
+    steps: list[tuple[str, int, int]] = sorted(
+        [("cube", i, action.turn) for i, action in enumerate(actions)]
+        + [("turn", i, i) for i in range(len(turns))],
+        key=lambda step: (step[2], step[0] == "turn", step[1]),
+    )
 
     def beginning(count: int, dice: str | None = None) -> Game | None:
+        made = steps[:count]
+        cube = sorted(i for kind, i, _ in made if kind == "cube")
+        played = sum(kind == "turn" for kind, _, _ in made)
         try:
-            return Game.replay({**record, "turns": turns[:count], "dice": dice, "resigned": None})
+            return Game.replay(
+                {
+                    **record,
+                    "turns": turns[:played],
+                    "cube_actions": [raw_actions[i] for i in cube],
+                    "dice": dice,
+                    "resigned": None,
+                }
+            )
         except NardyError:
             return None
 
     if beginning(0) is None:
         return "opening", 0, _detail(failure)
-    good, bad = 0, len(turns) + 1  # the first `good` turns replay, the first `bad` do not
+    good, bad = 0, len(steps) + 1  # the first `good` steps replay, the first `bad` do not
     while bad - good > 1:
         mid = (good + bad) // 2
         if beginning(mid) is None:
             bad = mid
         else:
             good = mid
-    if good < len(turns):
+    if good < len(steps):
         before = beginning(good)
         assert before is not None
-        return "turn", good, _turn_fault(before, turns[good], failure)
+        kind, index, _ = steps[good]
+        if kind == "cube":
+            return "cube", index, _cube_fault(before, actions[index], failure)
+        return "turn", index, _turn_fault(before, turns[index], failure)
     if record.get("dice") and beginning(good, record["dice"]) is None:
         return "pending", 0, _detail(failure)
     return "result", 0, _detail(failure)
+
+
+def _cube_fault(before: Game, action: CubeAction, failure: NardyError) -> str:
+    """What is wrong with one cube action, given the game just before it."""
+    what = f"{action.side.label} {_CUBE_WORD.get(action.action, 'doubles')}"
+    if before.is_over:
+        return f"cube action {what!r} comes after the end of the game"
+    if action.side is not before.deciding:
+        waiting = "answer to the double" if before.phase is Phase.CUBE else "turn"
+        return f"cube action {what!r}: it is {before.deciding.label}'s {waiting}"
+    try:
+        {"double": Game.double, "take": Game.take, "pass": Game.drop}[action.action](before)
+    except NardyError as exc:
+        return f"cube action {what!r}: {exc}"
+    return _detail(failure)
 
 
 def _detail(exc: NardyError) -> str:
@@ -399,6 +683,8 @@ def _turn_fault(before: Game, raw: Any, failure: NardyError) -> str:
         return f"turn {turn.side.label} {turn.dice} {turn.play!r} comes after the end of the game"
     if before.phase is Phase.OPENING:
         return "the opening rolls have not decided who starts"
+    if before.phase is Phase.CUBE:
+        return f"{before.deciding.label} must take or pass the double before {turn.side.label} plays"
     expected = before.turn
     if turn.side is not expected:
         return f"it is {expected.label}'s turn, not {turn.side.label}'s"
@@ -461,9 +747,18 @@ def parse_json(text: str) -> Record:
             "turn": f"turn {index + 1} {data['record']['turns'][index]!r}" if part == "turn" else "",
             "opening": "the record's start",
             "pending": f"the roll to play {data['record'].get('dice')!r}",
+            "cube": f"cube action {index + 1} {data['record']['cube_actions'][index]!r}"
+            if part == "cube"
+            else "",
             "result": f"the resignation {data['record'].get('resigned')!r}",
         }[part]
         raise RecordError(f"{where}: {message}") from None
+    listed = data["record"].get("cube_actions") or []
+    if [a.to_json() for a in game.cube_actions] != listed:
+        raise RecordError(
+            f"the cube actions {listed!r} do not all replay in their order: only "
+            f"{[a.to_json() for a in game.cube_actions]!r} do (each action's turn counts the turns before it)"
+        )
     try:
         result = Result.from_json(data["result"]) if data.get("result") is not None else None
     except (KeyError, TypeError, ValueError) as exc:
@@ -478,3 +773,126 @@ def parse_json(text: str) -> Record:
 def from_json(text: str) -> Game:
     """The game of a record written by `to_json` (see `parse_json` for the names too)."""
     return parse_json(text).game
+
+
+# ----- matches as plain text -------------------------------------------------------------------------
+
+_MATCH_KEYS = ("Match", "Cube", "White", "Black", "Score")
+_GAME_HEADING = re.compile(r"^Game (\d+): white (\d+), black (\d+)((?:, Crawford game)?)((?:, current)?)$")
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecord:
+    """A match read back from a file: the match (its finished games' records in it), the game being
+    played (None when there is none), and the players' names."""
+
+    match: Match
+    current: Game | None
+    white: str
+    black: str
+
+
+def _score_text(score: tuple[int, int]) -> str:
+    return f"white {score[0]}, black {score[1]}"
+
+
+def match_to_text(match: Match, current: Game | None, *, white: str = "White", black: str = "Black") -> str:
+    """A match as a plain-text record: a header (its length, cube, players and score), then each game
+    under a `Game k: white 2, black 0` line with the score before it (`, Crawford game` marks the
+    Crawford game, `, current` the game being played), as `to_text` writes it::
+
+        Match: 3 points
+        Cube: on
+        White: Alice
+        Black: Bob
+        Score: white 3, black 1, white wins the match
+
+        Game 1: white 0, black 0
+        Variant: short
+        ...
+
+    A series of single games is `Match: single games`; `Cube:` is `off`, `on` or `on, Jacoby`."""
+    games = match_games(match, current)
+    score = _score_text(match.score)
+    if match.winner is not None:
+        score += f", {match.winner.label} wins the match"
+    header = {
+        "Match": f"{match.length} points" if match.is_match else "single games",
+        "Cube": ("on, Jacoby" if match.jacoby else "on") if match.cube else "off",
+        "White": clean_name(white),
+        "Black": clean_name(black),
+        "Score": score,
+    }
+    lines = [f"{key}: {value}".rstrip() for key, value in header.items()]
+    for number, item in enumerate(games, start=1):
+        flags = (", Crawford game" if item.crawford else "") + (", current" if item.current else "")
+        lines += ["", f"Game {number}: {_score_text(item.score)}{flags}"]
+        lines.append(to_text(item.game, white=white, black=black).rstrip("\n"))
+    return "\n".join(lines) + "\n"
+
+
+def parse_match_text(text: str) -> MatchRecord:
+    """Read a match written by `match_to_text` and replay every game: the identical match, its current
+    game and the names. Each game's score and Crawford mark are checked against the results before it."""
+    lines = text.removeprefix("\ufeff").splitlines()
+    header: dict[str, tuple[str, int]] = {}
+    i = 0
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    while i < len(lines) and lines[i].strip():
+        key, colon, value = lines[i].partition(":")
+        if not colon or key.strip() not in _MATCH_KEYS or key.strip() in header:
+            raise RecordError(f"expected a match header line like 'Match: 3 points', got {lines[i]!r}", i + 1)
+        header[key.strip()] = (value.strip(), i + 1)
+        i += 1
+    for key in _MATCH_KEYS:
+        if key not in header:
+            raise RecordError(f"the match header has no {key!r} line", i + 1 if i < len(lines) else None)
+    length_text, length_line = header["Match"]
+    m = re.fullmatch(r"(\d+) points", length_text)
+    if length_text != "single games" and not m:
+        raise RecordError(f"match {length_text!r} is not like '3 points' or 'single games'", length_line)
+    cube_text, cube_line = header["Cube"]
+    if cube_text not in ("off", "on", "on, Jacoby"):
+        raise RecordError(f"cube {cube_text!r} is not 'off', 'on' or 'on, Jacoby'", cube_line)
+    try:
+        match = Match(
+            length=int(m.group(1)) if m else 1, cube=cube_text != "off", jacoby=cube_text == "on, Jacoby"
+        )
+    except ValueError as exc:
+        raise RecordError(str(exc), length_line) from None
+    white, black = clean_name(header["White"][0]), clean_name(header["Black"][0])
+
+    headings = [n for n in range(i, len(lines)) if lines[n].startswith("Game ")]
+    current: Game | None = None
+    for k, start in enumerate(headings):
+        heading = _GAME_HEADING.match(lines[start].strip())
+        if not heading or int(heading.group(1)) != k + 1:
+            raise RecordError(f"expected 'Game {k + 1}: white 0, black 0', got {lines[start]!r}", start + 1)
+        if current is not None:
+            raise RecordError(f"game {k + 1} follows the current game", start + 1)
+        score = (int(heading.group(2)), int(heading.group(3)))
+        if score != match.score or bool(heading.group(4)) is not match.crawford:
+            expected = _score_text(match.score) + (", Crawford game" if match.crawford else "")
+            raise RecordError(f"game {k + 1} starts at {expected} after the games before it", start + 1)
+        end = headings[k + 1] if k + 1 < len(headings) else len(lines)
+        try:
+            record = parse_text("\n".join(lines[start + 1 : end]))
+        except RecordError as exc:
+            message = str(exc).removeprefix(f"line {exc.line}: ")
+            raise RecordError(message, exc.line + start + 1 if exc.line is not None else start + 1) from None
+        if heading.group(5):
+            current = record.game
+        elif record.game.result is None:
+            raise RecordError(f"game {k + 1} is not over and not the current game", start + 1)
+        else:
+            if match.over:
+                raise RecordError(f"game {k + 1} follows the end of the match", start + 1)
+            match = match.after(record.game.result, record.game.to_json())
+    score_text, score_line = header["Score"]
+    expected = _score_text(match.score) + (
+        f", {match.winner.label} wins the match" if match.winner is not None else ""
+    )
+    if score_text != expected:
+        raise RecordError(f"the score is {score_text!r} but the games give {expected!r}", score_line)
+    return MatchRecord(match, current, white, black)

@@ -27,14 +27,18 @@ class Result:
     points: int
     kind: WinKind
     resigned: bool = False
+    dropped: bool = False  # the loser passed a double (short nardy's cube): `points` is the cube's value
 
     def to_json(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "winner": self.winner.label,
             "points": self.points,
             "kind": self.kind.value,
             "resigned": self.resigned,
         }
+        if self.dropped:
+            out["dropped"] = True
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> Result:
@@ -43,4 +47,5 @@ class Result:
             int(data["points"]),  # type: ignore[call-overload]
             WinKind(data["kind"]),
             bool(data["resigned"]),
+            bool(data.get("dropped", False)),
         )

@@ -213,6 +213,34 @@ def _draw_status(image: Image.Image, checked: CheckedView) -> None:
     _put(image, tile, (left + right) // 2, (top + bottom) // 2, "m")
 
 
+CUBE = 40  # the doubling cube's side, drawn in the bar column
+
+
+def _draw_cube(image: Image.Image, checked: CheckedView) -> None:
+    """The doubling cube in the bar column: in the middle when nobody owns it (or a double is offered,
+    then at the offered value, in the turn colour), at the owner's end otherwise (the viewer's: bottom)."""
+    view = checked.view
+    if view.cube is None:
+        return
+    p = T.palette(view.theme)
+    x = L.X_BAR + L.BAR_W // 2
+    owner = view.cube_owner
+    if view.cube_offered or owner is None:
+        y = (L.Y_GAP + L.Y_GAP_END) // 2
+    elif owner == checked.viewer:
+        y = L.Y_FIELD_END - CUBE // 2 - 4
+    else:
+        y = L.Y_FIELD + CUBE // 2 + 4
+    value = view.cube * 2 if view.cube_offered else view.cube
+    ground = p.panel_turn if view.cube_offered else p.background
+    box = (x - CUBE // 2, y - CUBE // 2, x + CUBE // 2, y + CUBE // 2)
+    image.paste(p.text, box)
+    image.paste(ground, (box[0] + 2, box[1] + 2, box[2] - 2, box[3] - 2))
+    size = 22 if value < 10 else 18
+    tile = _tile(str(value), size, True, CUBE - 6, p.text, ground)
+    _put(image, tile, x, y, "m")
+
+
 def draw_board(view: BoardView) -> Image.Image:
     """The picture of `view` as a Pillow image (RGB, `layout.SIZE`); raises `RenderError` for a bad view."""
     checked = check_view(view)
@@ -224,6 +252,7 @@ def draw_board(view: BoardView) -> Image.Image:
     _draw_bar_and_trays(image, view)
     _draw_last_move(image, checked)
     _draw_dice(image, checked)
+    _draw_cube(image, checked)
     _draw_status(image, checked)
     return image
 

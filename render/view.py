@@ -50,6 +50,9 @@ class BoardView:
     winner: Side | None = None  # set when the game is over (highlights the winner)
     pips_label: str = "pips"  # translated word printed next to the pip counts
     theme: str = DEFAULT_THEME  # the colours: one of render.theme.THEMES ("light": today's look, "dark")
+    cube: int | None = None  # the doubling cube's value (None: a game without the cube)
+    cube_owner: Side | None = None  # who owns the cube (None: in the middle)
+    cube_offered: bool = False  # a double is offered: the cube is drawn at twice its value, highlighted
 
 
 @dataclass(frozen=True)
@@ -192,6 +195,9 @@ def check_view(view: BoardView) -> CheckedView:
     for field in ("status", "pips_label"):
         if not isinstance(getattr(view, field), str):
             raise RenderError(f"{field} must be a str, got {getattr(view, field)!r} {_where(view)}")
+    if view.cube is not None and (not _is_int(view.cube) or view.cube not in {2**n for n in range(7)}):
+        raise RenderError(f"cube must be a power of two from 1 to 64, got {view.cube!r} {_where(view)}")
+    _side(view.cube_owner, "cube_owner", view, optional=True)
     names = view.names
     if not isinstance(names, (tuple, list)) or len(names) != 2 or not all(isinstance(n, str) for n in names):
         raise RenderError(f"names must be two strings (white, black), got {names!r:.200} {_where(view)}")

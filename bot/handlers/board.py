@@ -67,7 +67,11 @@ async def check_board(d: Deps, table: Table, query: CallbackQuery, version: int)
 
 
 async def commit(d: Deps, old: Table, new: Table) -> Table:
-    """Save a change (compare-and-set) and have its boards drawn once the press is answered."""
+    """Save a change (compare-and-set) and have its boards drawn once the press is answered. A game of a
+    match that this change ended is followed, in the same step, by the match's next game (its dice from
+    the players' dice secrets drawn before it, as any game's)."""
+    if flow.match_goes_on(new):
+        new = await flow.next_match_game(new, d.dice, d.computer, await game_seeds(d, *new.players))
     new = d.stamped(new)
     await d.storage.save(new)
     d.boards.show(new, previous=old)
@@ -146,6 +150,26 @@ async def on_done(
     return None
 
 
+CUBE_PRESSES = {
+    "cr": flow.press_roll,
+    "cd": flow.press_double,
+    "ct": flow.press_take,
+    "cp": flow.press_pass,
+}
+
+
+@button
+async def on_cube(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """With the cube: 🎲 Roll or Double before a roll (cr:, cd:); Take or Pass a double (ct:, cp:)."""
+    d = deps(context)
+    table = await pressed_board(d, query, cb, t)
+    press = CUBE_PRESSES[cb.action]
+    await commit(d, table, await press(table, query.from_user.id, cb.version, d.dice, d.computer))
+    return None
+
+
 @button
 async def on_resign_answer(
     update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
@@ -163,10 +187,16 @@ async def on_resign_answer(
         if message is not None:
             d.edit_text(message.chat.id, message.message_id, t.gettext("Play on!"))
         return None
-    await commit(d, table, flow.resign(table, query.from_user.id, cb.number))
+    whole = cb.action == "rm"
+    await commit(d, table, flow.resign(table, query.from_user.id, cb.number, whole_match=whole))
     if message is not None:
         name = person(query.from_user).name
-        d.edit_text(message.chat.id, message.message_id, t.gettext("{name} resigned.", name=name))
+        said = (
+            t.gettext("{name} resigned the match.", name=name)
+            if whole
+            else t.gettext("{name} resigned.", name=name)
+        )
+        d.edit_text(message.chat.id, message.message_id, said)
     return None
 
 

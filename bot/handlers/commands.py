@@ -33,6 +33,15 @@ RULES_TEXT = N_(
     "larger if possible. Scores: oin 1 point; mars 2 (the loser bore off nothing); in short nardy koks 3 "
     "(the loser also has a checker on the bar or in the winner's home)."
 )
+MATCH_RULES = N_(
+    "Matches: /newgame offers one game or a match to 3, 5 or 7 points; each game's points go to its "
+    "winner, the next game starts by itself, and the first to reach the length wins the match.\n\n"
+    "The doubling cube (short nardy only, if chosen): before rolling you may double the stakes if the "
+    "cube is in the middle or yours; your opponent takes (the cube is then theirs) or passes and loses "
+    "the cube's value. A game's points are multiplied by the cube. In a match there is no doubling in "
+    "the Crawford game (the one after a player first needs just one point) and no double past what the "
+    "match needs. Long nardy is played without the cube."
+)
 
 
 def help_text(t: Texts) -> str:
@@ -53,7 +62,11 @@ def help_text(t: Texts) -> str:
         "A button like 13→7→6 moves one checker with both dice in one press; when a turn has only a few "
         "possible plays, each is one button (13→8 13→10)."
     )
-    return f"{listed}\n{settings}\n{fair}\n{after}\n\n{how} {onward}"
+    competition = t.gettext(
+        "/stats: your rating, results and a picture of your rating (in a group, in reply to someone: "
+        "theirs); /top: the best players here (in private: everywhere); /history: your last games"
+    )
+    return f"{listed}\n{settings}\n{fair}\n{after}\n{competition}\n\n{how} {onward}"
 
 
 def _help(t: Texts) -> str:
@@ -109,7 +122,8 @@ async def unknown_command(update: Update, context: ContextTypes.DEFAULT_TYPE) ->
 async def rules_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """/rules: both games in brief."""
     assert update.effective_chat is not None
-    deps(context).say(update.effective_chat.id, user_texts(update).gettext(RULES_TEXT))
+    t = user_texts(update)
+    deps(context).say(update.effective_chat.id, t.gettext(RULES_TEXT) + "\n\n" + t.gettext(MATCH_RULES))
 
 
 @command
@@ -186,7 +200,7 @@ async def resign_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
     d.say(
         chat.id,
         t.gettext("{name}, do you really want to resign this game?", name=person(user).name),
-        resign_markup(t, table.id, table.number, user.id),
+        resign_markup(t, table.id, table.number, user.id, match=table.match.is_match),
     )
 
 

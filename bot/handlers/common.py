@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+import redis.asyncio as aioredis
 from telegram import CallbackQuery, InlineKeyboardMarkup, MaybeInaccessibleMessage, Update, User
 from telegram.error import BadRequest, NetworkError, TimedOut
 from telegram.ext import ContextTypes
@@ -107,6 +108,12 @@ class Deps:
         self.outbox.post(
             chat_id, lambda: display.edit_markup(bot, chat_id, message_id, markup), "a keyboard edit"
         )
+
+
+def stats_redis(d: Deps) -> aioredis.Redis:
+    """The Redis client of the bot's storage, for bot/stats.py (results, ratings, leaderboards live in
+    the same Redis as the games, so the game's save script can record a result in its own step)."""
+    return d.storage._r
 
 
 def deps(context: ContextTypes.DEFAULT_TYPE) -> Deps:

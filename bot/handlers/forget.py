@@ -5,9 +5,9 @@ from __future__ import annotations
 from telegram import CallbackQuery, Update
 from telegram.ext import ContextTypes
 
-from bot import flow
+from bot import flow, stats
 from bot.callbacks import Callback
-from bot.handlers.common import button, command, deps, menu_owner, person, user_texts
+from bot.handlers.common import button, command, deps, menu_owner, person, stats_redis, user_texts
 from bot.handlers.quickmatch import stop_search
 from bot.i18n import Texts, texts
 from bot.keyboards import forget_markup
@@ -24,8 +24,8 @@ async def forget_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
         chat.id,
         t.gettext(
             "{name}, this deletes your data from the bot: your games in progress are resigned and your "
-            "name is removed from them, your finished games, invitations and open games are deleted. "
-            "Delete your data?",
+            "name is removed from them, your finished games, invitations and open games are deleted, and "
+            "so are your ratings, statistics and game history. Delete your data?",
             name=person(user).name,
         ),
         forget_markup(t, user.id),
@@ -82,6 +82,7 @@ async def on_forget(
                 )
     await stop_search(d, uid)  # a quick-match search: out of the queue, its message says so
     deleted_keys = await d.storage.forget_user_keys(uid)
+    results = await stats.forget_user(stats_redis(d), uid)  # ratings, statistics, history, leaderboards
     d.settings.forget(uid)  # this worker forgets them at once; another one within settings.CACHE_SECONDS
     report = t.gettext(
         "Your data was deleted.\nGames in progress resigned (your name removed): {resigned}\n"
@@ -94,6 +95,10 @@ async def on_forget(
     )
     settings = int(user_settings_key(uid) in deleted_keys)
     report += "\n" + t.gettext("Settings deleted (back to the defaults): {settings}", settings=settings)
+    if results:
+        report += "\n" + t.gettext(
+            "Ratings, statistics and game history deleted; you left every leaderboard."
+        )
     if message is not None:
         d.edit_text(message.chat.id, message.message_id, report)
     return None

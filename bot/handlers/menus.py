@@ -28,7 +28,7 @@ from bot.handlers.common import (
     user_texts,
 )
 from bot.i18n import Texts, texts
-from bot.keyboards import LEVELS, invite_markup, level_menu, lobby_markup, opponent_menu
+from bot.keyboards import LEVELS, invite_markup, level_menu, lobby_markup, opponent_menu, variant_menu
 from bot.names import display_name
 from bot.storage import ChatBusy, Gone, LobbyTaken, VersionConflict
 from bot.table import Invite, Lobby, Person, new_id
@@ -79,6 +79,18 @@ async def on_variant(
         ),
         lobby_markup(t, lobby.id),
     )
+    return None
+
+
+@button
+async def on_variant_cube(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """The cube (and Jacoby) switch of /newgame's menu: the menu is shown again with it."""
+    menu_owner(cb, query)
+    message = message_of(query)
+    flags = "" if cb.choice == "-" else cb.choice
+    deps(context).edit_markup(message.chat.id, message.message_id, variant_menu(t, cb.user, flags))
     return None
 
 

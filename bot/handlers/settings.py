@@ -1,4 +1,5 @@
-"""/settings: a user's language, whether a turn waits for ✅ Done, and the colours of their boards.
+"""/settings: a user's language, whether a turn waits for ✅ Done, the colours of their boards, and whether
+they appear on the global leaderboards (/top in private; bot/stats.py).
 
 The choices are kept per user in Redis (bot/settings.py) and take effect at once: the menu itself is
 redrawn in the chosen language, and a board of the user's game in progress that now looks different
@@ -6,13 +7,24 @@ redrawn in the chosen language, and a board of the user's game in progress that 
 
 from __future__ import annotations
 
-from telegram import CallbackQuery, Update
+from telegram import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.constants import ChatType
 from telegram.ext import ContextTypes
 
+from bot import callbacks, stats
 from bot.callbacks import Callback
 from bot.flow import Refused
-from bot.handlers.common import N_, Deps, active_game, button, command, deps, message_of, user_texts
+from bot.handlers.common import (
+    N_,
+    Deps,
+    active_game,
+    button,
+    command,
+    deps,
+    message_of,
+    stats_redis,
+    user_texts,
+)
 from bot.i18n import Texts, language_of, texts
 from bot.keyboards import LANGUAGE_NAMES, settings_markup
 from bot.settings import AUTO, Settings
@@ -35,6 +47,7 @@ def settings_text(t: Texts, chosen: Settings, telegram_language: str | None) -> 
         "off": t.gettext("off"),
     }[chosen.confirm]
     theme = {"light": t.gettext("light"), "dark": t.gettext("dark")}.get(chosen.theme, chosen.theme)
+    top = t.gettext("hidden") if chosen.top == "hidden" else t.gettext("shown")
     return "\n".join(
         [
             t.gettext("⚙️ Settings"),
@@ -42,13 +55,15 @@ def settings_text(t: Texts, chosen: Settings, telegram_language: str | None) -> 
             t.gettext("Language: {choice}", choice=language),
             t.gettext("Confirm each turn with ✅ Done: {choice}", choice=confirm),
             t.gettext("Board colours: {choice}", choice=theme),
+            t.gettext("Global leaderboards (/top): {choice}", choice=top),
             "",
             t.gettext(
                 "With Done on, your turn waits for ✅ Done: until then ↩ Undo takes moves back. With Done "
                 "off, your turn ends as soon as its last die is played, and there is no Undo after that: "
                 "the opponent's dice are rolled at once. Auto keeps group games quick: Telegram lets a bot "
                 "post only about 20 messages a minute in a group. The colours are those of the boards in "
-                "your private chat; a group's board stays light."
+                "your private chat; a group's board stays light. Hidden, you are left out of the global "
+                "leaderboards; your groups' leaderboards still show you."
             ),
         ]
     )
@@ -65,7 +80,18 @@ async def settings_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -
         d.say(chat.id, t.gettext(IN_PRIVATE, bot=context.bot.username))
         return
     chosen = await d.settings.get(user.id)
-    d.say(chat.id, settings_text(t, chosen, user.language_code), settings_markup(t, user.id, chosen))
+    d.say(chat.id, settings_text(t, chosen, user.language_code), menu_markup(t, user.id, chosen))
+
+
+def menu_markup(t: Texts, user_id: int, chosen: Settings) -> InlineKeyboardMarkup:
+    """The settings' buttons (bot/keyboards.py) and a row for the global leaderboards."""
+
+    def choice(label: str, value: str) -> InlineKeyboardButton:
+        mark = "✓ " if chosen.top == value else ""
+        return InlineKeyboardButton(mark + label, callback_data=callbacks.setting(user_id, "top", value))
+
+    row = [choice(t.gettext("🏆 In global /top"), "shown"), choice(t.gettext("🙈 Hidden"), "hidden")]
+    return InlineKeyboardMarkup([*settings_markup(t, user_id, chosen).inline_keyboard, row])
 
 
 @button
@@ -80,6 +106,8 @@ async def on_setting(
     d = deps(context)
     before = await d.settings.get(user.id)
     chosen = await d.settings.choose(user.id, cb.setting, cb.choice)
+    if cb.setting == "top":  # the global boards follow at once (and a lost race is mended by a repeat)
+        await stats.set_hidden(stats_redis(d), user.id, chosen.top == "hidden")
     if chosen == before:
         return None  # the menu shows it already
     nt = texts(chosen.language(user.language_code))
@@ -87,7 +115,7 @@ async def on_setting(
         message.chat.id,
         message.message_id,
         settings_text(nt, chosen, user.language_code),
-        settings_markup(nt, user.id, chosen),
+        menu_markup(nt, user.id, chosen),
     )
     looks = (before.language(user.language_code), before.theme)
     if looks != (chosen.language(user.language_code), chosen.theme):

@@ -146,6 +146,7 @@ class StoredMessage:
     file_name: str | None = None  # ... and its name
     animation: bytes | None = None  # a sent animation (sendAnimation: a GIF or an MP4)
     file_id: str | None = None  # the document's or animation's file_id
+    sender: dict[str, Any] | None = None  # a user's message: the user as Telegram shows them ("from")
 
     @property
     def buttons(self) -> list[dict[str, Any]]:
@@ -939,6 +940,8 @@ class FakeTelegram:
         }
         if msg.from_bot:
             out["from"] = {"id": BOT_ID, "is_bot": True, "first_name": "Nardy", "username": BOT_USERNAME}
+        elif msg.sender is not None:
+            out["from"] = msg.sender
         if msg.text is not None:
             out["text"] = msg.text
         if msg.photo is not None:
@@ -1002,8 +1005,11 @@ class FakeTelegram:
                 self._state.updates.sort(key=lambda u: int(u["update_id"]))
             self._lock.notify_all()
 
-    def user_message(self, chat_id: int, user: dict[str, Any], text: str) -> StoredMessage:
-        """A user writes `text` in a chat; a leading /command gets its bot_command entity."""
+    def user_message(
+        self, chat_id: int, user: dict[str, Any], text: str, reply_to: StoredMessage | None = None
+    ) -> StoredMessage:
+        """A user writes `text` in a chat (as a reply to `reply_to`, a message there, if given); a leading
+        /command gets its bot_command entity."""
         with self._lock:
             chat = self._state.chats[chat_id]
             msg = StoredMessage(
@@ -1012,6 +1018,8 @@ class FakeTelegram:
                 from_bot=False,
                 text=text,
                 sender_id=user["id"],
+                reply_to=None if reply_to is None else reply_to.message_id,
+                sender=user,
             )
             self._state.messages[(chat_id, msg.message_id)] = msg
             payload: dict[str, Any] = {
@@ -1021,6 +1029,9 @@ class FakeTelegram:
                 "chat": self._chat_json(chat),
                 "text": text,
             }
+            if reply_to is not None:
+                replied = self._message_json(self._state.messages[(chat_id, reply_to.message_id)])
+                payload["reply_to_message"] = replied
             if text.startswith("/"):
                 payload["entities"] = [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}]
         self.push_update("message", payload)

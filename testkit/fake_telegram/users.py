@@ -34,9 +34,12 @@ class SimUser:
             out["username"] = self.username
         return out
 
-    def say(self, text: str, chat_id: int | None = None) -> StoredMessage:
-        """Write `text` (e.g. "/newgame") in a chat; the private chat with the bot by default."""
-        return self.tg.user_message(self.id if chat_id is None else chat_id, self.json, text)
+    def say(
+        self, text: str, chat_id: int | None = None, reply_to: StoredMessage | None = None
+    ) -> StoredMessage:
+        """Write `text` (e.g. "/newgame") in a chat, the private chat with the bot by default; as a reply
+        to `reply_to` (a message in that chat) if given."""
+        return self.tg.user_message(self.id if chat_id is None else chat_id, self.json, text, reply_to)
 
     def press_data(self, msg: StoredMessage, data: str, wait: bool = True) -> CallbackAnswer | str:
         """Press a button carrying `data` (real or forged) under `msg`; wait for the bot's answer."""

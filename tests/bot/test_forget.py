@@ -21,7 +21,7 @@ def game_id_of(msg: StoredMessage) -> str:
 
 
 def everything(redis_url: str) -> dict[str, str]:
-    """Every nardy:* key with its value as text (strings, hashes, sets and sorted sets)."""
+    """Every nardy:* key with its value as text (strings, hashes, lists, sets and sorted sets)."""
     client = redis.Redis.from_url(redis_url, decode_responses=True)
     try:
         out: dict[str, str] = {}
@@ -34,6 +34,8 @@ def everything(redis_url: str) -> dict[str, str]:
                 if kind == "hash"
                 else client.zrange(key, 0, -1, withscores=True)
                 if kind == "zset"
+                else client.lrange(key, 0, -1)
+                if kind == "list"
                 else sorted(client.smembers(key))
             )
             out[key] = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
@@ -81,13 +83,16 @@ def test_forget_resigns_live_games_anonymises_them_and_deletes_the_rest(
     assert tg.message(alice.id, question.message_id).text == (
         "Your data was deleted.\nGames in progress resigned (your name removed): 1\n"
         "Finished games deleted: 1\nInvitations withdrawn: 1\nOpen group games cancelled: 1\n"
-        "Settings deleted (back to the defaults): 0"
+        "Settings deleted (back to the defaults): 0\n"
+        "Ratings, statistics and game history deleted; you left every leaderboard."
     )
 
     after = everything(redis_url)
     assert not any("Alicia" in v for v in after.values()), "her name is gone from every key"
     assert not any(k.startswith(("nardy:user:1:", "nardy:chat:1:")) for k in after), sorted(after)
-    assert not any(finished_id in k for k in after), "the finished game is deleted with its keys"
+    assert not any(finished_id in k for k in after if not k.startswith("nardy:recorded:")), (
+        "the finished game is deleted with its keys (its result's marker stays: numbers only, 30 days)"
+    )
     assert not any(k.startswith(("nardy:invite:", "nardy:lobby:")) for k in after), sorted(after)
     # the live game stays for Bob: resigned by her side, scored as a resignation, without her id
     live = json.loads(after[f"nardy:game:{live_id}"])
@@ -119,6 +124,10 @@ def test_forget_in_a_private_game_leaves_the_friend_a_finished_board(
         "nardy:chat:2:game",
         "nardy:user:2:games",
         "nardy:user:2:dice",  # Bob's part of the dice secret for his next game
+        "nardy:user:2:stats",  # Bob's statistics, rating and history: he won by her resignation
+        "nardy:user:2:rating:short",
+        "nardy:user:2:history",
+        f"nardy:recorded:{game_id}/1",  # the marker of that result (no names)
     }
     assert "Alicia" not in after[f"nardy:game:{game_id}"]
     messages = json.loads(after[f"nardy:game:{game_id}:messages"])

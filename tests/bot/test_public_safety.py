@@ -872,6 +872,9 @@ def test_command_menus_per_scope_and_language_and_russian_descriptions(
         "resign",
         "cancel",
         "claim",
+        "stats",
+        "top",
+        "history",
         "settings",
         "verify",
         "export",
@@ -881,7 +884,19 @@ def test_command_menus_per_scope_and_language_and_russian_descriptions(
         "forget",
         "start",
     ]
-    group = ["newgame", "resign", "cancel", "claim", "verify", "export", "rules", "help"]
+    group = [
+        "newgame",
+        "resign",
+        "cancel",
+        "claim",
+        "stats",
+        "top",
+        "history",
+        "verify",
+        "export",
+        "rules",
+        "help",
+    ]
     for lang in ("", "ru"):
         assert [c["command"] for c in commands[f"default/{lang}"]] == private
         assert [c["command"] for c in commands[f"all_private_chats/{lang}"]] == private

@@ -1,0 +1,63 @@
+"""What a new game is: the variant, and a single game or a match to 3, 5 or 7, with or without the cube.
+
+One short text carries it through menus, lobbies, invitations, challenges and quick-match queues:
+"short" and "long" are single games without the cube (as before matches existed); "short.5" is a match to
+5, "short.5c" the same with the doubling cube, "short.1cj" a single game with the cube and the Jacoby rule.
+Quick match pairs seekers of the same text only."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from engine import GAMES
+from engine.match import LENGTHS, Match
+
+_FORMAT = re.compile(r"^(?P<variant>short|long)(?:\.(?P<length>[1357])(?P<cube>c?)(?P<jacoby>j?))?$")
+PATTERN = r"(?:short|long)(?:\.[1357]c?j?)?"  # for callback data (bot/callbacks.py)
+
+
+class BadFormat(ValueError):
+    """A game format text this bot never makes."""
+
+
+@dataclass(frozen=True)
+class GameFormat:
+    variant: str  # "short" | "long"
+    length: int = 1  # 1: a single game; 3, 5, 7: a match to that many points
+    cube: bool = False  # the doubling cube (short nardy only)
+    jacoby: bool = False  # the Jacoby rule (single games with the cube only)
+
+    def __post_init__(self) -> None:
+        if self.variant not in GAMES:
+            raise BadFormat(f"unknown variant {self.variant!r}")
+        if self.length not in LENGTHS:
+            raise BadFormat(f"match length {self.length} is not one of {LENGTHS}")
+        if self.cube and self.variant != "short":
+            raise BadFormat(f"{self.variant} nardy is played without the cube")
+        if self.jacoby and (not self.cube or self.length != 1):
+            raise BadFormat("the Jacoby rule is for single games with the cube")
+
+    def __str__(self) -> str:
+        if self.length == 1 and not self.cube:
+            return self.variant
+        return f"{self.variant}.{self.length}{'c' if self.cube else ''}{'j' if self.jacoby else ''}"
+
+    @classmethod
+    def parse(cls, text: str) -> GameFormat:
+        found = _FORMAT.match(text)
+        if found is None:
+            raise BadFormat(f"game format {text[:40]!r} is not like short, long, short.5c, short.1cj")
+        return cls(
+            found["variant"],
+            int(found["length"] or 1),
+            bool(found["cube"]),
+            bool(found["jacoby"]),
+        )
+
+    def new_match(self) -> Match:
+        return Match(length=self.length, cube=self.cube, jacoby=self.jacoby)
+
+    @classmethod
+    def of_match(cls, variant: str, match: Match) -> GameFormat:
+        return cls(variant, match.length, match.cube, match.jacoby)
