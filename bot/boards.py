@@ -26,7 +26,7 @@ from dataclasses import replace
 
 from telegram import Bot
 
-from bot import display
+from bot import display, stats
 from bot.display import Shown
 from bot.outbox import Gate, current_gate, passed
 from bot.settings import SettingsCache
@@ -305,6 +305,23 @@ class Boards:
                 log.exception("game %s: board %s unreachable, not recorded", table.id, target.key)
         return complete, stored
 
+    async def _with_ratings(self, table: Table) -> Table:
+        """`table` with its players' rating changes, when its game ended a rated match (recorded by the
+        save that ended it: bot/stats.py); as it is otherwise, or when they cannot be read."""
+        if not table.over or table.rated is not None or not all(p.reachable for p in table.players):
+            return table
+        if table.match.is_match and not table.match.over:
+            return table
+        try:
+            outcome = await stats.recorded(self.storage.client, f"{table.id}/{table.number}")
+        except StorageError as err:
+            log.info("game %s: ratings unavailable (%s)", table.id, err)
+            return table
+        if outcome is None or not outcome.rated:
+            return table
+        pairs = tuple(None if r is None else (r.before, r.after) for r in outcome.ratings)
+        return replace(table, rated=(pairs[0], pairs[1]))
+
     async def _personal(self, table: Table, target: Target) -> Target:
         """`target` in its player's language and colours, if it is a player's private board."""
         viewer = target.viewer
@@ -323,6 +340,7 @@ class Boards:
     async def _draw_one(self, job: _Job, table: Table, target: Target, force: bool) -> Shown:
         self.draws += 1
         target = await self._personal(table, target)
+        table = await self._with_ratings(table)
         previous = None if force else job.shows(table, target)  # forced: the message's picture is unknown
         outcome = await display.show_board(
             self.bot, self.storage, table, target, previous, media_chat=self.media_chat

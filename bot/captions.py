@@ -34,6 +34,24 @@ def variant_name(t: Texts, variant: str) -> str:
     return name
 
 
+def rating_line(t: Texts, table: Table, who: tuple[str, str]) -> str | None:
+    """The players' ratings and their changes, at the end of a rated game (or match)."""
+    if table.rated is None:
+        return None
+    parts = [
+        t.gettext(
+            "{name} {rating} ({change})",
+            name=who[side],
+            rating=f"{after:.1f}",
+            change=f"{after - before:+.1f}",
+        )
+        for side, pair in enumerate(table.rated)
+        if pair is not None
+        for before, after in (pair,)
+    ]
+    return t.gettext("Rating: {ratings}", ratings=", ".join(parts)) if parts else None
+
+
 def cube_line(t: Texts, table: Table, who: tuple[str, str]) -> str | None:
     """The cube's value and owner (None for a game without the cube)."""
     cube = table.game.cube
@@ -235,6 +253,9 @@ def caption(t: Texts, table: Table, viewer: Side | None) -> str:
                     points=points(t, result.points),
                 )
             )
+        rating = rating_line(t, table, who)
+        if rating:
+            lines.append(rating)
         if match.is_match and match.winner is not None:
             lines.append(
                 t.gettext(

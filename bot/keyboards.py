@@ -219,18 +219,32 @@ def challenge_markup(t: Texts, token: str) -> InlineKeyboardMarkup:
 
 
 def inline_menu_markup(t: Texts, table: Table, user_id: int) -> InlineKeyboardMarkup:
-    """An inline board's menu, opened by the player `user_id`: resign (theirs only), claim, back."""
+    """An inline board's menu, opened by the player `user_id`: resign (theirs only; in a match: the game or
+    the whole match), claim, back."""
+    match_row = (
+        [
+            [
+                InlineKeyboardButton(
+                    t.gettext("🏳 The whole match"),
+                    callback_data=callbacks.resign_match(table.id, table.number, user_id),
+                )
+            ]
+        ]
+        if table.match.is_match
+        else []
+    )
     return InlineKeyboardMarkup(
         [
             [
                 InlineKeyboardButton(
-                    t.gettext("🏳 Resign"),
+                    t.gettext("🏳 This game") if table.match.is_match else t.gettext("🏳 Resign"),
                     callback_data=callbacks.resign(table.id, table.number, user_id, True),
                 ),
                 InlineKeyboardButton(
                     t.gettext("🏳 Claim win"), callback_data=callbacks.claim(table.id, table.version, user_id)
                 ),
             ],
+            *match_row,
             [
                 InlineKeyboardButton(
                     t.gettext("↩ Back to the board"),

@@ -599,6 +599,13 @@ async def set_hidden(redis: aioredis.Redis, user_id: int, hidden: bool) -> None:
 # ---------------------------------------------------------------------- reads
 
 
+async def recorded(redis: aioredis.Redis, key: str) -> RecordOutcome | None:
+    """What recording the game `key` ("<table id>/<number>") did, if it was recorded (its marker)."""
+    async with _redis_errors(f"read the record of game {key}"):
+        raw = await redis.get(marker_key(key))
+    return None if raw is None else RecordOutcome.from_json(_text(raw))
+
+
 @dataclass(frozen=True)
 class LevelStats:
     """A player's results against the computer at one level, in one variant."""

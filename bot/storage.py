@@ -698,6 +698,11 @@ class Storage:
     async def close(self) -> None:
         await self._r.aclose()
 
+    @property
+    def client(self) -> aioredis.Redis:
+        """The Redis client, for what lives in the same Redis as the games (bot/stats.py)."""
+        return self._r
+
     def now(self) -> float:
         """The clock the due times of unshown boards are read with (unix seconds)."""
         return self._clock()

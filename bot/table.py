@@ -96,6 +96,9 @@ class Table:
     proof: dict[str, Any] | None = None  # the previous game of the series, verifiable: see fair_proof
     messages: dict[str, int] = field(default_factory=dict, compare=False)  # target key -> message id
     shown: dict[str, int] = field(default_factory=dict, compare=False)  # target key -> version it shows
+    rated: tuple[tuple[float, float] | None, tuple[float, float] | None] | None = field(
+        default=None, compare=False
+    )  # not stored: the ratings (before, after) of white and black, read for a finished rated game's board
     ended: tuple[dict[str, Any], ...] = field(default=(), compare=False)  # games this change ended (not
     # stored: the save records them in players' statistics and ratings, bot/stats.py, in the same step)
 

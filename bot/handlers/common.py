@@ -113,7 +113,7 @@ class Deps:
 def stats_redis(d: Deps) -> aioredis.Redis:
     """The Redis client of the bot's storage, for bot/stats.py (results, ratings, leaderboards live in
     the same Redis as the games, so the game's save script can record a result in its own step)."""
-    return d.storage._r
+    return d.storage.client
 
 
 def deps(context: ContextTypes.DEFAULT_TYPE) -> Deps:

@@ -36,6 +36,7 @@ from bot.board_view import start_view
 from bot.callbacks import Callback
 from bot.captions import variant_name
 from bot.flow import Refused
+from bot.game_format import GameFormat
 from bot.handlers.common import N_, Deps, button, deps, game_seeds, load_table, person, user_texts
 from bot.i18n import Texts, texts
 from bot.keyboards import board_markup, challenge_markup, inline_menu_markup
@@ -54,8 +55,21 @@ CHALLENGE_TO = N_("⚔️ {name} challenges @{target} to {variant}. @{target}, p
 
 def target_of(query: str) -> str | None:
     """`@bot @username` challenges that user only: their username in lower case; anything else: nobody."""
-    found = _USERNAME.match(query.strip())
-    return found[1].lower() if found else None
+    for word in query.split():
+        found = _USERNAME.match(word)
+        if found and word.lower() not in ("cube", "куб"):
+            return found[1].lower()
+    return None
+
+
+def formats_of(query: str) -> tuple[str, str]:
+    """The challenge cards' formats (bot/game_format.py) for the words of `@bot [@username] [3|5|7]
+    [cube]`: short and long nardy as single games, or matches to 3, 5 or 7; `cube` adds the doubling cube
+    to short nardy."""
+    words = {w.lower() for w in query.split()}
+    length = next((int(w) for w in ("3", "5", "7") if w in words), 1)
+    cube = bool(words & {"cube", "куб"})
+    return str(GameFormat("short", length, cube)), str(GameFormat("long", length))
 
 
 async def challenge_picture(d: Deps, variant: str, t: Texts) -> str:
@@ -103,7 +117,7 @@ async def on_inline_query(update: Update, context: ContextTypes.DEFAULT_TYPE) ->
     target = target_of(query.query)
     results = []
     try:
-        for variant in ("short", "long"):
+        for variant in formats_of(query.query):
             challenge = await d.storage.open_challenge(me, variant, target)
             caption = (
                 t.gettext(CHALLENGE_TO, name=me.name, target=target, variant=variant_name(t, variant))
@@ -113,7 +127,7 @@ async def on_inline_query(update: Update, context: ContextTypes.DEFAULT_TYPE) ->
             results.append(
                 InlineQueryResultCachedPhoto(
                     id=f"{variant}:{challenge.token}",
-                    photo_file_id=await challenge_picture(d, variant, t),
+                    photo_file_id=await challenge_picture(d, GameFormat.parse(variant).variant, t),
                     title=variant_name(t, variant),
                     description=caption,
                     caption=caption,

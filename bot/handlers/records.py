@@ -28,7 +28,7 @@ from bot.i18n import Texts
 from bot.pictures import ReplayRequest
 from bot.table import Table
 from engine import Game
-from engine.records import to_json, to_mat, to_text
+from engine.records import match_to_mat, match_to_text, to_json, to_mat, to_text
 from render.replay import ReplayTexts
 
 log = logging.getLogger(__name__)
@@ -50,6 +50,13 @@ POST_WAIT = 300.0  # seconds a send may wait in its chat's queue (a group's pace
 def record_file(t: Texts, table: Table, game: Game, number: int, kind: str) -> tuple[bytes, str]:
     """The game's record as a file: (bytes, file name). `kind`: mat (short nardy), txt or json."""
     white, black = names(t, table)
+    if kind in ("mat", "txt") and table.match.is_match and table.over and number == table.number:
+        # the last game of a match: the whole match, every game in one file
+        if kind == "mat" and game.game != "short":
+            raise Refused(MAT_SHORT_ONLY)
+        write = match_to_mat if kind == "mat" else match_to_text
+        text = write(table.match, None, white=white, black=black)
+        return text.encode("utf-8"), f"nardy-{game.game}-{table.id}-match.{kind}"
     if kind == "mat":
         if game.game != "short":
             raise Refused(MAT_SHORT_ONLY)

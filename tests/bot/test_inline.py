@@ -215,3 +215,25 @@ def test_an_idle_inline_game_is_claimed_from_the_menu(tg: FakeTelegram, inline_b
     time.sleep(1.2)  # claim_after is 1 s in this bot; the menu is still open
     assert not waiting.press(_now(tg, card), "Claim").show_alert
     assert f"{waiting.first_name} wins" in (_now(tg, card).caption or "")
+
+
+def test_an_inline_match_with_the_cube_from_the_query_words_and_its_menu_resigns_the_whole_match(
+    tg: FakeTelegram, inline_bot: BotRunner
+) -> None:
+    alice, carol = SimUser(tg, 1, "Alice"), SimUser(tg, 3, "Carol")
+    card = _card(tg, alice, "short.5c", "5 cube")
+    assert "Short nardy (backgammon), match to 5, with the doubling cube" in (card.caption or ""), (
+        card.caption
+    )
+    carol.press(card, "Accept")
+    board = _now(tg, card)
+    assert "Match to 5: Alice 0 : 0 Carol" in (board.caption or ""), board.caption
+    alice.press(board, "⚑")
+    menu = _now(tg, card)
+    assert {"🏳 This game", "🏳 The whole match"} <= set(menu.button_texts), menu.button_texts
+    assert not alice.press(menu, "🏳 The whole match").show_alert
+    over = tg.wait_for(
+        lambda: "wins the match" in (_now(tg, card).caption or "") and _now(tg, card), 10, "the end"
+    )
+    assert "🏆 Carol wins the match 5 : 0!" in (over.caption or ""), over.caption
+    assert "🔁 New match" in over.button_texts

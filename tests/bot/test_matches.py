@@ -79,12 +79,25 @@ def test_a_match_to_3_in_a_group_plays_its_games_one_after_another_on_one_board(
     assert won and int(won[2]) >= 3 > int(won[3]), caption
     assert next_games, "the match was decided in one game: choose another seed"
     assert final.button_texts[0] == "🔁 New match"
+    rated_caption = tg.wait_for(
+        lambda: "Rating: " in (board(tg, GROUP).caption or "") and board(tg, GROUP).caption, 10, "the ratings"
+    )
+    assert re.search(r"Rating: Alice \d+\.\d \([+-]\d+\.\d\), Bob \d+\.\d \([+-]\d+\.\d\)", rated_caption)
     winner = alice if won[1] == "Alice" else bob
     rated = stored_stats(redis_url, winner.id)
     assert rated.of("short").games == len(next_games) + 1  # every game of the match counted once
     assert (
         rated.of("short").rated == 1 and rated.of("short").rating > 1500
     )  # the match is rated once, at its end
+    # 📄 Record at the end of a match: every game of it in one GNU Backgammon match file
+    answer = alice.press(final, "Record", wait_edit=False)
+    assert not answer.show_alert, answer.text
+    sent = tg.wait_for(
+        lambda: [m for m in tg.bot_messages(GROUP) if m.document is not None], 10.0, "the record"
+    )
+    mat = (sent[0].document or b"").decode()
+    assert (sent[0].file_name or "").endswith("-match.mat"), sent[0].file_name
+    assert " 3 point match" in mat and f" Game {len(next_games) + 1}" in mat, mat
     # New match: the same length from 0 : 0, on a new board
     answer = winner.press(final, "New match")
     assert not answer.show_alert, answer.text
@@ -156,6 +169,10 @@ def test_the_cube_between_people_double_take_redouble_and_pass(
     final = board(tg, GROUP)
     assert "Alice wins: the double was passed, 2 points." in (final.caption or ""), final.caption
     assert "Bob passes." in (final.caption or "")
+    rating = tg.wait_for(
+        lambda: "Rating: " in (board(tg, GROUP).caption or "") and board(tg, GROUP).caption, 10, "the ratings"
+    )
+    assert "Rating: Alice 1510.0 (+10.0), Bob 1490.0 (-10.0)" in rating, rating  # two newcomers: ±10
     alice_stats, bob_stats = stored_stats(redis_url, alice.id), stored_stats(redis_url, bob.id)
     assert alice_stats.of("short").wins == 1 and bob_stats.of("short").losses == 1
     assert alice_stats.of("short").rating is not None and bob_stats.of("short").rating is not None

@@ -26,7 +26,7 @@ from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import reply_to, start_group_game
 from testkit.fake_telegram.race import RaceStats, check_games, game_of, race_game
 from testkit.fake_telegram.runner import WEBHOOK_SECRET, BotRunner
-from testkit.fake_telegram.server import BOT_TOKEN
+from testkit.fake_telegram.server import BOT_TOKEN, CallbackAnswer
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -325,3 +325,62 @@ def test_config_reads_the_webhook_settings_and_refuses_bad_ones() -> None:
     for key, bad in [("WEBHOOK_PORT", "http"), ("WEBHOOK_SECRET", "has space"), ("WEBHOOK_URL", "bot.org")]:
         with pytest.raises(ConfigError, match=key):
             Config.from_env({**env, key: bad})
+
+
+def test_a_game_end_raced_on_two_workers_changes_the_ratings_once(
+    tg: FakeTelegram, redis_url: str, workers: tuple[BotRunner, BotRunner]
+) -> None:
+    """A double passed by ten presses at once, each update delivered to both workers now and then: the
+    game ends once, and its result counts once in both players' statistics and ratings."""
+    from bot import stats
+    from testkit.fake_telegram.play import board, data_of, play_turn, wait_board
+
+    group = -2100
+    alice, bob = SimUser(tg, 201, "Alice"), SimUser(tg, 202, "Bob")
+    tg.add_chat(group, "group", "Race club")
+    menu = reply_to(alice, "/newgame", group)
+    alice.press_data(menu, f"v:{alice.id}:short.1c")
+    lobby = tg.wait_for(
+        lambda: (
+            "Join" in tg.message(group, menu.message_id).button_texts and tg.message(group, menu.message_id)
+        ),
+        10,
+        "the lobby",
+    )
+    bob.press(lobby, "Join", wait_edit=False)
+    users = {"Alice": alice, "Bob": bob}
+    rng = random.Random(4)
+    wait_board(tg, group)
+    for _ in range(10):
+        msg = board(tg, group)
+        if data_of(msg, "cd:"):
+            break
+        mover = next(u for name, u in users.items() if f"{name} moves" in (msg.caption or ""))
+        play_turn(mover, msg, rng)
+    msg = board(tg, group)
+    doubler = next(u for name, u in users.items() if f"{name}: roll, or double" in (msg.caption or ""))
+    taker = bob if doubler is alice else alice
+    answer = doubler.press_data(msg, data_of(msg, "cd:")[0])
+    assert isinstance(answer, CallbackAnswer) and not answer.show_alert
+    offered = tg.wait_for(lambda: data_of(board(tg, group), "cp:") and board(tg, group), 10, "Take / Pass")
+    tg.duplicate_rate = 0.5
+    pass_data = data_of(offered, "cp:")[0]
+    queries = [taker.press_data(offered, pass_data, wait=False) for _ in range(10)]
+    answers = [tg.wait_answer(str(q)) for q in queries]
+    tg.duplicate_rate = 0.0
+    assert sum(not a.show_alert for a in answers) == 1, [a.text for a in answers]
+
+    async def read() -> tuple[stats.PlayerStats, stats.PlayerStats]:
+        import redis.asyncio as aioredis
+
+        client = aioredis.from_url(redis_url)
+        try:
+            return await stats.stats_of(client, doubler.id), await stats.stats_of(client, taker.id)
+        finally:
+            await client.aclose()
+
+    won, lost = asyncio.run(read())
+    assert (won.of("short").wins, won.of("short").games, won.of("short").rated) == (1, 1, 1)
+    assert (lost.of("short").losses, lost.of("short").games, lost.of("short").rated) == (1, 1, 1)
+    assert won.of("short").rating == 1510.0 and lost.of("short").rating == 1490.0
+    assert isinstance(answer, CallbackAnswer) and not answer.show_alert
