@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import replace
 from typing import Any, Protocol
 
-from bot.computer import ComputerProcesses, Decision, decide_in_thread
+from bot.computer import ComputerProcesses, CubeDecision, Decision, cube_in_thread, decide_in_thread
 from bot.game_format import GameFormat
 from bot.table import Person, Table, new_id
 from engine import OFF, Game, Match, NardyError, Phase, Play, Result, Side
@@ -123,10 +123,10 @@ class EngineComputer:
         return await decide_in_thread(Decision.of(game, level, decision_seed))
 
     async def cube(self, game: Game, level: str) -> str:
-        decision_seed = self._rng.getrandbits(
-            64
-        )  # in a thread: bgsage's cube evaluation (C++), 0.3 s at most
-        return await asyncio.to_thread(cube_decision, game, level, random.Random(decision_seed))
+        decision_seed = self._rng.getrandbits(64)
+        if self._processes is not None:
+            return await self._processes.cube_action(game, level, decision_seed)
+        return await cube_in_thread(CubeDecision.of(game, level, decision_seed))
 
 
 def engine_computer(seed: int | None = None, processes: ComputerProcesses | None = None) -> ComputerPlayer:

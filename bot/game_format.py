@@ -61,3 +61,12 @@ class GameFormat:
     @classmethod
     def of_match(cls, variant: str, match: Match) -> GameFormat:
         return cls(variant, match.length, match.cube, match.jacoby)
+
+
+ALL_FORMATS: tuple[str, ...] = tuple(
+    str(GameFormat(variant, length, cube, jacoby))
+    for variant in ("short", "long")
+    for length in LENGTHS
+    for cube in ((False, True) if variant == "short" else (False,))
+    for jacoby in ((False, True) if cube and length == 1 else (False,))
+)  # every format a game can have: 13 (each its own quick-match queue)

@@ -26,7 +26,7 @@ Keys (all JSON unless said otherwise):
   nardy:media:<name>          a file_id Telegram gave a file the bot sent: a picture in the media chat (the
                               challenge cards' boards), a game's replay ("replay:<id>:<n>:<language>"); 30 days
   nardy:drawing:<id>          the token of the worker drawing the game's boards now (a lease of a minute)
-  nardy:seek:<variant>        sorted set: user ids looking for a quick-match opponent, scored by when they began
+  nardy:seek:<format>         sorted set: user ids looking for a quick-match opponent, scored by when they began
                               (entries whose search ended are stale: skipped and removed by the next look)
   nardy:user:<user_id>:seek   the user's quick-match search (Seeker: variant, waiting message, name, language,
                               since, token); the queue's entry and this record are written and ended together
@@ -57,6 +57,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, WatchError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from bot.game_format import ALL_FORMATS
 from bot.table import Challenge, Invite, Lobby, Person, Seeker, Table, new_id
 
 log = logging.getLogger(__name__)
@@ -494,7 +495,7 @@ return {0, 0}
 # ---------------------------------------------------------------------- quick match
 
 SEEK_PREFIX = "nardy:seek:"
-VARIANTS = ("short", "long")
+VARIANTS = ALL_FORMATS  # one quick-match queue per game format (bot/game_format.py)
 SEEK_GRACE = 24 * 3600  # seconds a search's keys outlive its timeout: a sweeper that was down still tells it
 
 

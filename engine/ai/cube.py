@@ -15,11 +15,16 @@ The model is bgsage's (MPL-2.0), at three depths:
   turned from cubeless into cubeful equities by Janowski's interpolation with bgsage's cube efficiency
   (`cube_efficiency`: x = 0.68 in contact, 0.6-0.7 by the average pip count in a race). Money play
   uses cubeful money equity (the Jacoby rule when the cube says so; no beavers, cube capped at 64);
-  match play uses match winning chances from bgsage's match equity table (`get_met`, a Kazaross-style
-  table, with the post-Crawford table when one side is 1-away and the Crawford game flagged by
-  `cube.crawford`), including its dead-cube and automatic-redouble handling. 3 plies: the deepest
-  that keeps a decision near 100 ms on two cores (4 plies takes 0.6-2 s); see bench/cube_timing
-  figures in the module's tests' output and bench/strength.py --cube.
+  match play uses match winning chances from bgsage's built-in match equity table (`get_met`; bgsage
+  does not name its source: 0.677 for 1-away against 2-away before the Crawford game is over, 0.512
+  post-Crawford), the Crawford game from `cube.crawford` and post-Crawford play when one side is
+  1-away otherwise, with bgsage's dead-cube and automatic-redouble handling. 3 plies is the deepest
+  that keeps a decision near the 150 ms aim on this two-core machine (measured over 380 positions of
+  self-play: median 56 ms, p90 121 ms, p99 159 ms, max 172 ms, a third of it loading bgsage's
+  weights, which its cube API does on every call; 2 plies: median 37, p99 48 ms; 4 plies: 0.6-2 s).
+  Most positions skip the search: when the 1-ply verdict is no double by EXPERT_SKIP_MARGIN or more,
+  the expert rolls at once (under a millisecond); a take is always searched. Ties between No double
+  and Double/pass with a pass due (a certain win without gammons) are cashed: see CubeAnalysis.cashes.
 - intermediate: the same cubeful model from the 1-ply cubeless probabilities only (the network plus
   the bear-off database, then `cube_decision_1ply`: Janowski with the same cube efficiency and the
   same match equity table). No search: under a millisecond, and it misjudges positions whose

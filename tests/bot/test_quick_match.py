@@ -594,3 +594,22 @@ def test_cancel_or_forget_while_searching_leaves_the_queue(
     assert list(r.scan_iter(match=f"nardy:user:{alice.id}:*")) == []
     r.close()
     assert not bot.errors.records, bot.errors.messages()
+
+
+async def test_seekers_pair_only_within_their_game_format_and_a_match_search_times_out_and_stops(
+    redis_url: str,
+) -> None:
+    storage = Storage.from_url(redis_url)
+    try:
+        assert (await storage.seek(_seeker(301, 1000.0, "short.5c"), 3600)).kind == "queued"
+        assert (await storage.seek(_seeker(302, 1001.0, "short.5"), 3600)).kind == "queued"
+        assert (await storage.seek(_seeker(303, 1002.0, "short"), 3600)).kind == "queued"
+        paired = await storage.seek(_seeker(304, 1003.0, "short.5c"), 3600)
+        assert paired.kind == "pair" and paired.other is not None and paired.other.person.user_id == 301
+        stopped = await storage.stop_seek(302)
+        assert stopped is not None and stopped.game == "short.5"
+        expired = await storage.expire_seekers(1002.5)
+        # the one in short: timed out; 301's search (paired, its game not yet started) too; 302's was stopped
+        assert sorted((s.person.user_id, s.game) for s, _ in expired) == [(301, "short.5c"), (303, "short")]
+    finally:
+        await storage.close()
