@@ -11,8 +11,16 @@ from engine.ai.player import LookaheadEvaluator, Player, SearchPlayer
 from engine.ai.short_net import NetEvaluator
 
 LEVELS: tuple[str, ...] = ("beginner", "intermediate", "expert")
-# Extra opponents for bench/strength.py, never offered to users ("greedy" is long nardy's only).
-BENCH_LEVELS: tuple[str, ...] = ("random", "greedy")
+# Extra opponents for bench/strength.py, never offered to users ("greedy" and "long_v1" are long nardy's):
+# long_v1 is the long nardy expert of before the neural network (the linear evaluator of long_eval.py with a
+# lookahead over the opponent's 21 rolls), kept so that every future net is measured against it.
+BENCH_LEVELS: tuple[str, ...] = ("random", "greedy", "long_v1")
+
+
+def long_v1() -> Player:
+    """The long nardy expert of before the neural network: a named baseline."""
+    linear = LinearEvaluator(shipped_weights("expert"))
+    return SearchPlayer(linear, deep=LookaheadEvaluator(linear), candidates=3)
 
 
 def _short(level: str) -> Player:
@@ -46,6 +54,10 @@ def player_for(game: str, level: str) -> Player:
         raise ValueError(f"no computer player for game {game!r}; games: {', '.join(_GAMES)}")
     if level == "random":
         return RandomPlayer()
+    if level == "long_v1":
+        if game != "long":
+            raise ValueError(f"long_v1 is a long nardy player, not a {game!r} one")
+        return long_v1()
     if level == "greedy":
         if game != "long":
             raise ValueError(f"the greedy benchmark player plays long nardy only, not {game!r}")

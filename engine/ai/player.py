@@ -47,10 +47,17 @@ def win_value(rules: Rules, after: Position) -> float | None:
 
 def score_plays(rules: Rules, evaluator: Evaluator, before: Position, plays: Sequence[Play]) -> list[float]:
     """The evaluator's score of each play's result, a won game scored above everything."""
-    scores: list[float | None] = [win_value(rules, play.position) for play in plays]
+    return score_positions(rules, evaluator, before, [play.position for play in plays])
+
+
+def score_positions(
+    rules: Rules, evaluator: Evaluator, before: Position, after: Sequence[Position]
+) -> list[float]:
+    """The evaluator's score of each position a play leads to, a won game scored above everything."""
+    scores: list[float | None] = [win_value(rules, position) for position in after]
     open_index = [i for i, s in enumerate(scores) if s is None]
     if open_index:
-        values = evaluator.values(rules, before, [plays[i].position for i in open_index])
+        values = evaluator.values(rules, before, [after[i] for i in open_index])
         for i, v in zip(open_index, values):
             scores[i] = v
     return [float(s) for s in scores]  # type: ignore[arg-type]
@@ -64,12 +71,12 @@ def reply_value(rules: Rules, evaluator: Evaluator, after: Position) -> float:
     if won is not None:
         return won
     theirs = after.swapped()
-    replies: list[Play] = []
+    replies: list[Position] = []
     ends: list[int] = []
     for dice in ALL_ROLLS:
-        replies.extend(rules.legal_plays(theirs, dice))
+        replies.extend(rules.legal_outcomes(theirs, dice))  # positions only: the search's fast path
         ends.append(len(replies))
-    values = score_plays(rules, evaluator, theirs, replies)  # one batch for all 21 rolls
+    values = score_positions(rules, evaluator, theirs, replies)  # one batch for all 21 rolls
     total = 0.0
     start = 0
     for dice, end in zip(ALL_ROLLS, ends):

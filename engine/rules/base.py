@@ -311,6 +311,16 @@ class Rules(ABC):
         """Every distinct legal outcome of the turn (RULES §2.3-§2.4). A pass is one empty play."""
         return self._plays_and_length(position, self._dice(position, dice))[1]
 
+    def legal_outcomes(self, position: Position, dice: Dice) -> list[Position]:
+        """The positions of `legal_plays(position, dice)`, in the same order, without their moves: the
+        computer's search looks at thousands of replies and needs only where each leads. `position` is
+        trusted (the search's positions come from the generator itself: no validation) and `dice` must be
+        a Dice. tests/engine/test_legal_outcomes.py keeps it equal to legal_plays."""
+        head_limit = self._head_limit(position, dice)
+        _, outcomes = self._outcomes(position, dice, head_limit)
+        x_first, o_first, opening = self._turn_flags(position, dice)
+        return [Position(x, o, x_first, o_first, opening) for x, o in outcomes]
+
     def max_dice_used(self, position: Position, dice: Dice | tuple[int, int]) -> int:
         """M of RULES §2.3: how many dice the legal plays use."""
         return self._plays_and_length(position, self._dice(position, dice))[0]
