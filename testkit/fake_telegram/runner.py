@@ -11,7 +11,8 @@ from telegram import Update
 from telegram.ext import Application, BaseRateLimiter, TypeHandler
 
 from bot.app import ALLOWED_UPDATES, build_application, services
-from bot.flow import ComputerPlayer, DiceSource
+from bot.computer import ComputerProcesses
+from bot.flow import ComputerPlayer, DiceSource, engine_computer
 from bot.handlers.gate import Limits
 from bot.rate_limit import ChatRateLimiter
 from bot.storage import Storage
@@ -58,6 +59,8 @@ class BotRunner:
         remind_after: float | None = None,
         reminders_per_game: int | None = None,
         media_chat: int | None = None,
+        computer_processes: int = 0,
+        computer_timeout: float = 30.0,
     ) -> None:
         self.api_url = api_url
         self.webhook_port = webhook_port
@@ -75,6 +78,9 @@ class BotRunner:
         self.remind_after = remind_after  # turn reminders (None: NARDY_REMIND_AFTER, else 10 minutes)
         self.reminders_per_game = reminders_per_game
         self.media_chat = media_chat
+        self.computer_processes = computer_processes  # > 0: the computer decides in worker processes
+        self.computer_timeout = computer_timeout
+        self.computers: ComputerProcesses | None = None  # those workers, while the bot runs
         self.app: Application | None = None
         self.errors = ErrorLog()
         self.starts = 0
@@ -108,12 +114,17 @@ class BotRunner:
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
         storage = Storage.from_url(self.redis_url)
+        computer = self.computer
+        if self.computer_processes:
+            self.computers = ComputerProcesses(self.computer_processes, timeout=self.computer_timeout)
+            await self.computers.start()
+            computer = engine_computer(seed=3, processes=self.computers)
         app: Application = build_application(
             BOT_TOKEN,
             storage,
             api_url=self.api_url,
             dice=self.dice,
-            computer=self.computer,
+            computer=computer,
             rate_limiter=self.rate_limiter or ChatRateLimiter(overall_per_second=0, group_per_minute=0),
             poll_timeout=1,
             drop_repeats=self.webhook_port is not None,
@@ -156,6 +167,9 @@ class BotRunner:
                     await app.post_stop(app)
         finally:
             await storage.close()
+            if self.computers is not None:
+                await self.computers.stop()
+                self.computers = None
 
     async def _count(self, update: object, context: object) -> None:
         self.handled += 1

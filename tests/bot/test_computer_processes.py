@@ -18,10 +18,12 @@ import pytest
 from bot import computer
 from bot.computer import ComputerProcesses, Decision, accepted_play
 from bot.config import Config, ConfigError
-from bot.flow import engine_computer
+from bot.flow import ScriptedDice, engine_computer
 from bot.pictures import RenderProcesses
 from bot.worker_pool import run_worker, worker_env
 from engine import Game, Phase, Play
+from testkit.fake_telegram import FakeTelegram
+from testkit.fake_telegram.runner import BotRunner
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRETS = {"BOT_TOKEN": "123:secret-token", "WEBHOOK_SECRET": "hook-secret", "REDIS_URL": "redis://pw@h:1/0"}
@@ -281,3 +283,63 @@ def _lie(request: bytes, answered: list[int] = [0]) -> bytes:  # noqa: B006 - th
 
 if __name__ == "__main__":
     run_worker("nardy-liar", _lie)
+
+
+def test_a_computer_thinking_for_long_delays_no_other_game(
+    tg: FakeTelegram, redis_url: str, dice: ScriptedDice
+) -> None:
+    """The computer's worker is stopped in the middle of a decision (as a very long search would hold
+    it): the press that asked for it waits, and meanwhile another game's presses are answered and drawn."""
+    from testkit.fake_telegram import SimUser
+    from testkit.fake_telegram.play import (
+        board,
+        data_of,
+        press_and_wait,
+        start_computer_game,
+        start_group_game,
+    )
+
+    runner = BotRunner(
+        tg.api_url, redis_url, dice, engine_computer(seed=3), computer_processes=1, computer_timeout=120
+    )
+    runner.start()
+    try:
+        alice, bob, carol = SimUser(tg, 41, "Alice"), SimUser(tg, 42, "Bob"), SimUser(tg, 43, "Carol")
+        dice.push(5, 3)  # the group game: Alice opens with 5-3
+        start_group_game(tg, -4100, alice, bob)
+        dice.push(6, 1)  # Carol's game: she (white) opens 6-1 and plays it
+        carol_board = start_computer_game(tg, carol, "short")
+        assert runner.computers is not None
+        (worker,) = runner.computers.pids
+        os.kill(worker, signal.SIGSTOP)
+        try:
+            for _ in range(6):  # Carol's moves; then ✅ Done hands the turn to the (stopped) computer
+                msg = tg.message(carol.id, carol_board.message_id)
+                if data_of(msg, "d:") and not (data_of(msg, "m:") or data_of(msg, "p:")):
+                    break
+                move = (data_of(msg, "p:") or data_of(msg, "m:"))[0]
+                press_and_wait(carol, msg, move)
+            msg = tg.message(carol.id, carol_board.message_id)
+            waiting = carol.press_data(msg, data_of(msg, "d:")[0], wait=False)
+            mine = board(tg, -4100)
+            moved = press_and_wait(
+                alice, mine, (data_of(mine, "p:") or data_of(mine, "m:"))[0]
+            )  # another game
+            assert not moved.show_alert
+            with pytest.raises(TimeoutError):  # Carol's press is still waiting for the computer
+                tg.wait_answer(str(waiting), timeout=0.5)
+        finally:
+            os.kill(worker, signal.SIGCONT)
+        answer = tg.wait_answer(str(waiting), timeout=30)
+        assert not answer.show_alert, answer.text
+        after = tg.wait_for(
+            lambda: (
+                "Computer (expert) rolled" in (tg.message(carol.id, carol_board.message_id).caption or "")
+            ),
+            30,
+            "the computer's move",
+        )
+        assert after
+        assert not runner.errors.records, runner.errors.messages()
+    finally:
+        runner.stop()
