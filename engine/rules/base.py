@@ -257,10 +257,16 @@ class Rules(ABC):
             return 1, high or low
         return 0, {(position.x, position.o): ()}
 
-    def _double_outcomes(self, position: Position, die: int, head_limit: int) -> tuple[int, Outcomes]:
+    def _double_outcomes(
+        self,
+        position: Position,
+        die: int,
+        head_limit: int,
+        single_moves: Callable[[Counts, Counts, int, int], Iterable[RawMove]] | None = None,
+    ) -> tuple[int, Outcomes]:
         """Doubles: moves taken in non-increasing order of their source point, so each set of moves
         is generated once (valid while single-move legality does not depend on the order)."""
-        single_moves = self._single_moves
+        single_moves = single_moves or self._single_moves
         apply = self._apply
         head_start = position.x[24]
         best = [0]
@@ -317,9 +323,14 @@ class Rules(ABC):
         trusted (the search's positions come from the generator itself: no validation) and `dice` must be
         a Dice. tests/engine/test_legal_outcomes.py keeps it equal to legal_plays."""
         head_limit = self._head_limit(position, dice)
-        _, outcomes = self._outcomes(position, dice, head_limit)
+        _, outcomes = self._search_outcomes(position, dice, head_limit)
         x_first, o_first, opening = self._turn_flags(position, dice)
         return [Position(x, o, x_first, o_first, opening) for x, o in outcomes]
+
+    def _search_outcomes(self, position: Position, dice: Dice, head_limit: int) -> tuple[int, Outcomes]:
+        """The kept outcomes for the search (legal_outcomes): `_outcomes`, unless a game knows a faster
+        way to the same outcomes."""
+        return self._outcomes(position, dice, head_limit)
 
     def max_dice_used(self, position: Position, dice: Dice | tuple[int, int]) -> int:
         """M of RULES §2.3: how many dice the legal plays use."""

@@ -9,7 +9,7 @@ from engine.dice import Dice
 from engine.errors import InvalidPositionError
 from engine.position import Position
 from engine.position_id import long_position_from_id, long_position_id
-from engine.rules.base import Counts, RawMove, Rules
+from engine.rules.base import Counts, Outcomes, RawMove, Rules
 from engine.scoring import WinKind
 from engine.sides import long_mirror
 
@@ -86,7 +86,11 @@ class LongNardy(Rules):
         return True
 
     # ----- §6.3 single moves, §6.5 the head rule --------------------------------------------------
-    def _single_moves(self, x: Counts, o: Counts, die: int, head_left: int) -> Iterable[RawMove]:
+    def _single_moves(
+        self, x: Counts, o: Counts, die: int, head_left: int, refused: list[bool] | None = None
+    ) -> Iterable[RawMove]:
+        """X's legal single moves by `die`; `refused`, if given, is set to [True] when the block rule
+        refused one (the only way one move's legality can depend on the moves made before it)."""
         moves: list[RawMove] = []
         home = not any(x[7:25])
         highest = True
@@ -97,12 +101,32 @@ class LongNardy(Rules):
             if p == 24 and head_left <= 0:
                 pass
             elif t > 0:
-                if not o[_MIRROR[t]] and not self._makes_block(x, o, p, t):
-                    moves.append((p, t, die, False))
+                if not o[_MIRROR[t]]:
+                    if not self._makes_block(x, o, p, t):
+                        moves.append((p, t, die, False))
+                    elif refused is not None:
+                        refused[0] = True
             elif home and (t == 0 or highest):
                 moves.append((p, 0, die, False))
             highest = False
         return moves
+
+    def _search_outcomes(self, position: Position, dice: Dice, head_limit: int) -> tuple[int, Outcomes]:
+        """For the computer's search (legal_outcomes): doubles under the per-step block rule need the full
+        search only when the order of the moves can matter, that is when the block rule refuses a move.
+        The fast generator (moves in non-increasing order of their source, each set of moves once) is run
+        first; if the block rule refused no move on its way, every move it tried was legal whatever came
+        before, and its outcomes are the full search's. Otherwise: the full search."""
+        if dice.is_double and not self._fast_path(dice) and self.options.block_timing == "per_step":
+            refused = [False]
+
+            def single_moves(x: Counts, o: Counts, die: int, head_left: int) -> Iterable[RawMove]:
+                return self._single_moves(x, o, die, head_left, refused)
+
+            found = self._double_outcomes(position, dice.a, head_limit, single_moves)
+            if not refused[0]:
+                return found
+        return self._outcomes(position, dice, head_limit)
 
     def _o_in_x_order(self, o: tuple[int, ...]) -> tuple[int, ...]:
         return o[13:25] + o[1:13]

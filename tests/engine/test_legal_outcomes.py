@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from engine import ALL_ROLLS, Options, find_rules
+from engine import ALL_ROLLS, LongNardy, Options, find_rules
 from testkit.random_play import random_long_position, random_play_positions
 
 
@@ -44,3 +44,31 @@ def test_legal_outcomes_equal_legal_plays_on_random_long_positions_under_each_ho
             assert rules.legal_outcomes(position, dice) == [
                 p.position for p in rules.legal_plays(position, dice)
             ]
+
+
+def test_doubles_take_the_fast_generator_unless_the_block_rule_refuses_a_move_and_stay_exact() -> None:
+    """Long nardy's doubles under the per-step block rule: the search tries the fast generator and falls
+    back to the full search when the block rule refused a move on its way; both branches are met here,
+    and both give legal_plays' outcomes."""
+    rules = LongNardy(Options())
+    full: list[int] = []
+    outcomes = rules._outcomes
+
+    def counted(*args: object) -> object:
+        full.append(1)
+        return outcomes(*args)  # type: ignore[arg-type]
+
+    object.__setattr__(rules, "_outcomes", counted)
+    rng = random.Random(5)
+    doubles = [d for d in ALL_ROLLS if d.is_double]
+    checked = 0
+    for _ in range(400):
+        position = random_long_position(rng)
+        if position.x_first_turn:
+            continue
+        for dice in doubles:
+            expected = [p.position for p in LongNardy(Options()).legal_plays(position, dice)]
+            assert rules.legal_outcomes(position, dice) == expected
+            checked += 1
+    assert checked > 1000
+    assert 0 < len(full) < checked / 2, (len(full), checked)  # mostly the fast generator, sometimes not
