@@ -8,8 +8,11 @@ confidence interval and decision times. The last line printed is one JSON object
 
 Levels: beginner, intermediate, expert; and as opponents random, greedy (long nardy: the play moving
 the most pips, then keeping the most made points) and pubeval (short nardy: Tesauro's pubeval, as
-shipped in gnubg-nn, a test-only dependency). Player A starts the even-numbered games, B the odd ones;
-game i's dice come from random.Random(f(seed, i)), so a run is the same for any number of workers.
+shipped in gnubg-nn, a test-only dependency); long_v1 (long nardy: the expert of before the neural
+network, kept as the baseline every net is measured against). Player A starts the even-numbered games, B
+the odd ones; games 2k and 2k+1 share their dice (mirrored dice: each sequence of rolls is played once
+with each player starting; the 95 % interval is computed over single games, which overstates it a
+little), drawn from random.Random(f(seed, k)), so a run is the same for any number of workers.
 
 --cube (short nardy, money games): A is the computer at its level WITH the doubling cube (its doubles,
 takes and passes from engine/ai/cube.py); B is the same computer (--b, by default A's level) WITHOUT
@@ -80,7 +83,7 @@ def _run(args: tuple[str, str, str, int, list[int]]) -> list[tuple[int, list[flo
     a, b = make_player(game, a_level), make_player(game, b_level)
     results = []
     for i in indices:
-        dice = random.Random(seed * 1_000_003 + i)
+        dice = random.Random(seed * 1_000_003 + i // 2)  # games 2k and 2k+1: the same dice (mirrored)
         rng = random.Random(seed * 7_919 + i)
         outcome = play_game(rules, a, b, i % 2 == 0, dice, rng)
         results.append((outcome.a_points, outcome.a_times, outcome.b_times))
