@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import statistics
 import sys
@@ -27,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine import find_rules
 from engine.ai.long_net import LongNet, LongNetEvaluator, shipped_net
 from engine.ai.player import LookaheadEvaluator, Player, SearchPlayer
-from engine.ai.selfplay import play_game
+from engine.ai.selfplay import percentile, play_game, points_interval
 from engine.ai.train import long_v1
 
 
@@ -54,11 +53,6 @@ def _run(args: tuple[str | None, str, int, list[int]]) -> list[tuple[int, list[f
     return results
 
 
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -82,10 +76,9 @@ def main(argv: list[str] | None = None) -> None:
     points = [p for part in parts for p, _ in part]
     times = [t for part in parts for _, ts in part for t in ts]
     n = len(points)
-    ppg = sum(points) / n
-    half = 1.96 * (statistics.stdev(points) if n > 1 else 0.0) / math.sqrt(n)
+    ppg, half = points_interval(points)
     wins = sum(1 for p in points if p > 0)
-    median, p99 = statistics.median(times) * 1e3, _percentile(times, 0.99) * 1e3
+    median, p99 = statistics.median(times) * 1e3, percentile(times, 0.99) * 1e3
     weights = args.weights or "engine/ai/long_net.npz"
     print(f"long nardy: net ({args.search}, {weights}) vs long_v1, {n} mirrored games, seed {args.seed}")
     print(

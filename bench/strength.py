@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import Dice, Play, Position, Rules, find_rules
 from engine.ai import BENCH_LEVELS, LEVELS, Player, player_for
-from engine.ai.selfplay import play_game
+from engine.ai.selfplay import percentile, play_game, points_interval
 
 
 class PubEvalPlayer:
@@ -170,8 +170,7 @@ def cube_main(args: argparse.Namespace) -> None:
     points = [r[0] for r in results]
     times = [t for r in results for t in r[4]]
     n = len(points)
-    ppg = sum(points) / n
-    half = 1.96 * (statistics.stdev(points) if n > 1 else 0.0) / math.sqrt(n)
+    ppg, half = points_interval(points)
     doubled = sum(1 for r in results if r[2]) / n
     passes = sum(r[3] for r in results)
     cube = sum(r[1] for r in results) / n
@@ -187,7 +186,7 @@ def cube_main(args: argparse.Namespace) -> None:
     kinds = {k: sum(1 for p in points if p == k) for k in sorted(set(points))}
     print("results by points for A: " + ", ".join(f"{k:+d}: {v}" for k, v in kinds.items()))
     median = statistics.median(times) * 1e3 if times else float("nan")
-    p99 = _percentile(times, 0.99) * 1e3
+    p99 = percentile(times, 0.99) * 1e3
     print(
         f"A's cube decisions {len(times)}: median {median:.2f} ms, p99 {p99:.2f} ms, "
         f"max {max(times, default=float('nan')) * 1e3:.2f} ms"
@@ -210,11 +209,6 @@ def cube_main(args: argparse.Namespace) -> None:
         "wall_s": round(wall, 1),
     }
     print(json.dumps(summary))
-
-
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -256,9 +250,7 @@ def main(argv: list[str] | None = None) -> None:
     b_times = [t for r in results for t in r[2]]
     n = len(points)
     wins = sum(1 for p in points if p > 0)
-    ppg = sum(points) / n
-    sd = statistics.stdev(points) if n > 1 else 0.0
-    half = 1.96 * sd / math.sqrt(n)
+    ppg, half = points_interval(points)
     win_rate = wins / n
     win_half = 1.96 * math.sqrt(win_rate * (1 - win_rate) / n)
     kinds = {k: sum(1 for p in points if p == k) for k in sorted(set(points))}
@@ -270,7 +262,7 @@ def main(argv: list[str] | None = None) -> None:
     for name, times in ((args.a + " (A)", a_times), (args.b + " (B)", b_times)):
         print(
             f"{name} decisions {len(times)}: median {statistics.median(times) * 1e3:.2f} ms, "
-            f"p99 {_percentile(times, 0.99) * 1e3:.2f} ms, max {max(times) * 1e3:.2f} ms"
+            f"p99 {percentile(times, 0.99) * 1e3:.2f} ms, max {max(times) * 1e3:.2f} ms"
         )
     summary = {
         "game": args.game,
@@ -281,7 +273,7 @@ def main(argv: list[str] | None = None) -> None:
         "ppg": round(ppg, 4),
         "ci95": [round(ppg - half, 4), round(ppg + half, 4)],
         "a_median_ms": round(statistics.median(a_times) * 1e3, 3),
-        "a_p99_ms": round(_percentile(a_times, 0.99) * 1e3, 3),
+        "a_p99_ms": round(percentile(a_times, 0.99) * 1e3, 3),
     }
     print(json.dumps(summary))
 

@@ -367,22 +367,9 @@ def new_game_id() -> str:
 # ---------------------------------------------------------------------- presses on the board
 
 
-def _check_turn(table: Table, user_id: int, version: int) -> Side:
-    if table.version != version:
-        raise Refused("This board is out of date. Use the latest message.")
-    side = table.side_of(user_id)
-    if side is None:
-        raise Refused("You are not playing in this game.")
-    if table.over:
-        raise Refused("This game is over.")
-    if table.game.phase is not Phase.MOVE or table.game.turn is not side:
-        raise Refused("It is not your turn.")
-    return side
-
-
-def _check_cube(table: Table, user_id: int, version: int, phase: Phase) -> Side:
-    """The presser's side, if they may make a cube decision of `phase` (ROLL: roll or double; CUBE: take
-    or pass) on the board of `version`; Refused otherwise."""
+def _check_turn(table: Table, user_id: int, version: int, phase: Phase = Phase.MOVE) -> Side:
+    """The presser's side, if the game waits for their decision of `phase` (MOVE: moves; ROLL: roll or
+    double; CUBE: take or pass) on the board of `version`; Refused otherwise."""
     if table.version != version:
         raise Refused("This board is out of date. Use the latest message.")
     side = table.side_of(user_id)
@@ -399,7 +386,7 @@ async def press_roll(
     table: Table, user_id: int, version: int, dice: DiceSource, computer: ComputerPlayer
 ) -> Table:
     """🎲 Roll: the player who might have doubled rolls instead."""
-    _check_cube(table, user_id, version, Phase.ROLL)
+    _check_turn(table, user_id, version, Phase.ROLL)
     fair = table.fair
     rolls = fair.rolls if fair is not None else 0
     game = table.game.roll(*dice.roll(fair, rolls))
@@ -412,7 +399,7 @@ async def press_double(
     table: Table, user_id: int, version: int, dice: DiceSource, computer: ComputerPlayer
 ) -> Table:
     """Double: the stakes are offered at twice the cube; the opponent takes or passes (the computer at once)."""
-    side = _check_cube(table, user_id, version, Phase.ROLL)
+    side = _check_turn(table, user_id, version, Phase.ROLL)
     if not table.game.may_double():
         raise Refused("You cannot double now.")
     game = table.game.double()
@@ -425,7 +412,7 @@ async def press_take(
     table: Table, user_id: int, version: int, dice: DiceSource, computer: ComputerPlayer
 ) -> Table:
     """Take: the cube doubles and is the taker's; the doubler rolls."""
-    side = _check_cube(table, user_id, version, Phase.CUBE)
+    side = _check_turn(table, user_id, version, Phase.CUBE)
     event = _event("take", s=int(side))
     return await advance(replace(table, game=table.game.take()), dice, computer, [*table.events[-1:], event])
 
@@ -434,7 +421,7 @@ async def press_pass(
     table: Table, user_id: int, version: int, dice: DiceSource, computer: ComputerPlayer
 ) -> Table:
     """Pass: the game ends; the doubler wins the cube's value."""
-    side = _check_cube(table, user_id, version, Phase.CUBE)
+    side = _check_turn(table, user_id, version, Phase.CUBE)
     event = _event("pass", s=int(side))
     dropped = game_ended(replace(table, game=table.game.drop()), "dropped")
     return await advance(dropped, dice, computer, [*table.events[-1:], event])

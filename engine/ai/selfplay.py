@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import random
+import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.ai.player import Player
@@ -51,3 +54,16 @@ def play_game(
         position = play.position.swapped()
         a_to_move = not a_to_move
     raise RuntimeError(f"game not over after {MAX_TURNS} turns: {rules.describe(position)}")
+
+
+def points_interval(points: Sequence[int]) -> tuple[float, float]:
+    """Points per game over `points` (one game each) and the half-width of its 95 % interval."""
+    n = len(points)
+    ppg = sum(points) / n
+    return ppg, 1.96 * (statistics.stdev(points) if n > 1 else 0.0) / math.sqrt(n)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The `q` quantile (0..1) of `values` by rank (nan for none): decision times' p99 and the like."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")

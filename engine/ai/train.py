@@ -52,7 +52,7 @@ import numpy as np
 from engine.ai.levels import long_v1
 from engine.ai.long_net import LongNet, LongNetEvaluator, encode_counts, equity
 from engine.ai.player import Player, SearchPlayer
-from engine.ai.selfplay import MAX_TURNS, play_game
+from engine.ai.selfplay import MAX_TURNS, play_game, points_interval
 from engine.dice import Dice
 from engine.rules import Rules, find_rules
 
@@ -234,9 +234,7 @@ def match(rules: Rules, a: Player, b: Player, games: int, seed: int) -> tuple[fl
             dice = random.Random(seed * 1_000_003 + pair)
             rng = random.Random(seed * 7_919 + pair)
             points.append(play_game(rules, a, b, a_starts, dice, rng).a_points)
-    ppg = sum(points) / len(points)
-    half = 1.96 * statistics.stdev(points) / math.sqrt(len(points)) if len(points) > 1 else 0.0
-    return ppg, half
+    return points_interval(points)
 
 
 def draw_curve(curve: Sequence[CurvePoint], path: str | Path, title: str) -> None:
