@@ -16,6 +16,7 @@ from bot.computer import BadAnswer, ComputerProcesses, CubeDecision, accepted_cu
 from bot.worker_pool import run_worker
 from engine import Game, Phase, Position, Side, find_rules
 from engine.cube import Cube
+from testkit.liar import lying
 
 LAST_ROLL = Position.from_counts({2: 1, 3: 1}, {1: 1})  # 25/36 to bear off: double, take
 START = {24: 2, 13: 5, 8: 3, 6: 5}
@@ -114,13 +115,5 @@ GARBAGE = [
 ]
 
 
-def _lie(request: bytes, answered: list[int] = [0]) -> bytes:  # noqa: B006 - the worker's own counter
-    garbage = GARBAGE[answered[0] % len(GARBAGE)]
-    answered[0] += 1
-    if garbage == GARBAGE[-1]:
-        raise RuntimeError(garbage.decode())
-    return garbage
-
-
 if __name__ == "__main__":
-    run_worker("nardy-cube-liar", _lie)
+    run_worker("nardy-cube-liar", lying(GARBAGE))

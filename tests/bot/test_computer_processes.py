@@ -24,6 +24,7 @@ from bot.worker_pool import run_worker, worker_env
 from engine import Game, Phase, Play
 from testkit.fake_telegram import FakeTelegram
 from testkit.fake_telegram.runner import BotRunner
+from testkit.liar import lying
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRETS = {"BOT_TOKEN": "123:secret-token", "WEBHOOK_SECRET": "hook-secret", "REDIS_URL": "redis://pw@h:1/0"}
@@ -273,16 +274,8 @@ GARBAGE = [
 ]
 
 
-def _lie(request: bytes, answered: list[int] = [0]) -> bytes:  # noqa: B006 - the worker's own counter
-    garbage = GARBAGE[answered[0] % len(GARBAGE)]
-    answered[0] += 1
-    if garbage == GARBAGE[-1]:
-        raise RuntimeError(garbage.decode())
-    return garbage
-
-
 if __name__ == "__main__":
-    run_worker("nardy-liar", _lie)
+    run_worker("nardy-liar", lying(GARBAGE))
 
 
 def test_a_computer_thinking_for_long_delays_no_other_game(
