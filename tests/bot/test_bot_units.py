@@ -75,6 +75,15 @@ def test_callback_data_round_trips_and_fits_in_64_bytes() -> None:
         "m:g:04:13:5",  # the fuzzer's find: version 4 written "04" is not a button the bot sent
         "m:g:4:013:5",
         "c:g:1:007",
+        "v:1:long.3c",  # long nardy has no cube
+        "v:1:short.2",  # no match to 2
+        "v:1:short.5cj",  # Jacoby is for single games
+        "l:1:long.1j:expert",  # Jacoby without the cube
+        "vc:1:j",
+        "cd:g:01",
+        "cx:g:1",
+        "rm:g:1:x",
+        "qm:1:short.9",
     ],
 )
 def test_garbage_callback_data_is_rejected(data: str) -> None:
