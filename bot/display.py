@@ -158,7 +158,9 @@ async def show_board(
         image = await render(view)
         sent = await bot.send_photo(chat_id=target.chat_id, photo=image, caption=text, reply_markup=markup)
         try:
-            kept = await storage.new_message(table.id, target.key, message_id, sent.message_id)
+            kept = await storage.new_message(
+                table.id, target.key, message_id, sent.message_id, target.chat_id
+            )
         except StorageError:
             log.exception("game %s: could not remember board message %s", table.id, sent.message_id)
             return Shown.FAILED

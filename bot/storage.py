@@ -57,6 +57,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, WatchError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from bot import button_homes
 from bot.game_format import ALL_FORMATS
 from bot.table import Challenge, Invite, Lobby, Person, Seeker, Table, new_id
 
@@ -144,6 +145,11 @@ def user_games_key(user_id: int) -> str:
     return f"nardy:user:{user_id}:games"
 
 
+def user_homes_key(user_id: int) -> str:
+    """The homes of messages (bot/button_homes.py) that name the user: their menus and questions."""
+    return f"nardy:user:{user_id}:homes"
+
+
 def user_settings_key(user_id: int) -> str:
     return f"nardy:user:{user_id}:settings"
 
@@ -183,6 +189,12 @@ def limit_key(who: str, kind: str) -> str:
 
 def once_key(what: str) -> str:
     return f"nardy:once:{what}"
+
+
+def home_key(where: str) -> str:
+    """The home of a message with buttons (bot/button_homes.py): `where` is "<chat>:<message>" or
+    "i:<inline message id>"."""
+    return f"nardy:home:{where}"
 
 
 @asynccontextmanager
@@ -341,9 +353,11 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
 """
 
-# A new board message: KEYS the messages hash, the game. ARGV: [1] the board key, [2] the message id it
-# replaces ("" for none), [3] the new message id. Set only if the board still has the message it replaces
-# (another worker may have sent one first); the hash lives as long as its game. Returns 1 if set.
+# A new board message: KEYS the messages hash, the game, the new message's home key. ARGV: [1] the board
+# key, [2] the message id it replaces ("" for none), [3] the new message id, [4] its home ("board:<game>").
+# Set only if the board still has the message it replaces (another worker may have sent one first); the
+# hash and the message's home live as long as its game (the home a while longer: see _home_ttl). Returns 1
+# if set.
 _NEW_MESSAGE_SCRIPT = """
 local ttl = redis.call('TTL', KEYS[2])
 if ttl <= 0 then return 0 end  -- the game is gone
@@ -352,6 +366,7 @@ if current ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 redis.call('HDEL', KEYS[1], 'v:' .. ARGV[1])
 redis.call('EXPIRE', KEYS[1], ttl)
+redis.call('SET', KEYS[3], ARGV[4], 'EX', math.max(ttl, tonumber(ARGV[5])))
 return 1
 """
 
@@ -830,13 +845,22 @@ class Storage:
 
     # ------------------------------------------------------------------ board messages
 
-    async def new_message(self, game_id: str, board: str, replaces: int | None, message_id: int) -> bool:
-        """Make `message_id` the board message of `board` if that board still has the message it
-        `replaces` (None: no message); False if another worker set a different one first."""
+    async def new_message(
+        self, game_id: str, board: str, replaces: int | None, message_id: int, chat_id: int
+    ) -> bool:
+        """Make `message_id` (in `chat_id`) the board message of `board` if that board still has the
+        message it `replaces` (None: no message), and write its home down (bot/button_homes.py); False if
+        another worker set a different one first."""
         async with _redis_errors(f"game {game_id} message {board}"):
             done = await self._new_message_script(
-                keys=[messages_key(game_id), game_key(game_id)],
-                args=[board, "" if replaces is None else str(replaces), str(message_id)],
+                keys=[messages_key(game_id), game_key(game_id), home_key(f"{chat_id}:{message_id}")],
+                args=[
+                    board,
+                    "" if replaces is None else str(replaces),
+                    str(message_id),
+                    button_homes.board(game_id),
+                    str(FINISHED_TTL),
+                ],
             )
         return bool(done)
 
@@ -1284,6 +1308,7 @@ class Storage:
             user_settings_key(user_id),
             dice_secret_key(user_id),
             user_seek_key(user_id),
+            user_homes_key(user_id),
             *(limit_key(f"u{user_id}", kind) for kind in ("press", "command", "inline")),
             *(limit_key(f"c{user_id}", kind) for kind in ("press", "command")),
         ]
@@ -1291,11 +1316,16 @@ class Storage:
             token = await self._r.get(user_invite_key(user_id))
             if token is not None:
                 keys.append(invite_key(str(token)))
+            # the homes of the user's menus and questions, and of every message in their private chat
+            keys.extend(str(key) for key in await self._r.smembers(user_homes_key(user_id)))
+            async for key in self._r.scan_iter(match=home_key(f"{user_id}:*"), count=100):
+                keys.append(str(key))
             async for key in self._r.scan_iter(match=f"nardy:user:{user_id}:challenge:*", count=100):
                 keys.append(str(key))
                 challenge = await self._r.get(key)
                 if challenge is not None:
                     keys.append(challenge_key(str(challenge)))
+            keys = list(dict.fromkeys(keys))  # a home may be both listed and in the private chat
             async with self._r.pipeline(transaction=False) as pipe:
                 for key in keys:
                     pipe.exists(key)
@@ -1346,6 +1376,34 @@ class Storage:
             if await self._r.set(key, mark, nx=True, px=max(1, int(seconds * 1000))):
                 return True
             return bool(await self._r.get(key) == mark)
+
+    # ------------------------------------------------------------------ the homes of buttons
+
+    async def home(self, where: str) -> str | None:
+        """The home written down for the message `where` (bot/button_homes.py), None if none."""
+        async with _redis_errors(f"home of {where}"):
+            found = await self._r.get(home_key(where))
+        return None if found is None else str(found)
+
+    async def set_home(self, where: str, home: str, seconds: int = button_homes.MENU_TTL) -> None:
+        """Write down that the message `where` is `home` now (sent as it, or turned into it). A home that
+        names a user is listed among theirs too, for /forget."""
+        user = button_homes.owner(home)
+        async with _redis_errors(f"home of {where}"), self._r.pipeline(transaction=True) as pipe:
+            pipe.set(home_key(where), home, ex=seconds)
+            if user is not None:
+                pipe.sadd(user_homes_key(user), home_key(where))
+                pipe.expire(user_homes_key(user), max(seconds, button_homes.MENU_TTL))
+            await pipe.execute()
+
+    async def drop_home(self, where: str, home: str) -> None:
+        """The message `where` (whose home was `home`) has no buttons any more: its home is forgotten."""
+        user = button_homes.owner(home)
+        async with _redis_errors(f"home of {where}"), self._r.pipeline(transaction=True) as pipe:
+            pipe.delete(home_key(where))
+            if user is not None:
+                pipe.srem(user_homes_key(user), home_key(where))
+            await pipe.execute()
 
     # ------------------------------------------------------------------ webhook deliveries
 

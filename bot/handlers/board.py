@@ -15,7 +15,7 @@ from dataclasses import replace
 from telegram import CallbackQuery, Update
 from telegram.ext import ContextTypes
 
-from bot import flow
+from bot import button_homes, flow
 from bot.callbacks import BadCallback, Callback
 from bot.flow import Refused
 from bot.handlers.claims import offer_claim
@@ -185,6 +185,8 @@ async def on_resign_answer(
         raise Refused("You are not playing in this game.")
     if cb.action == "rn":
         if message is not None:
+            where = f"{message.chat.id}:{message.message_id}"
+            await d.storage.drop_home(where, button_homes.resign(table.id, query.from_user.id))
             d.edit_text(message.chat.id, message.message_id, t.gettext("Play on!"))
         return None
     whole = cb.action == "rm"

@@ -13,7 +13,7 @@ from __future__ import annotations
 from telegram import CallbackQuery, Update
 from telegram.ext import ContextTypes
 
-from bot import flow
+from bot import button_homes, flow
 from bot.callbacks import Callback
 from bot.flow import Refused
 from bot.handlers.common import (
@@ -55,6 +55,7 @@ async def offer_claim(d: Deps, table: Table, query: CallbackQuery, t: Texts) -> 
             query.message.chat.id,
             t.gettext(CLAIM_OFFER, name=name),
             claim_markup(t, table.id, table.version, query.from_user.id),
+            home=button_homes.claim(table.id, query.from_user.id),
         )
         raise Refused(CLAIM_OFFER, name=name)
     raise Refused(CLAIM_AGAIN, name=name)
@@ -76,6 +77,7 @@ async def claim_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
         chat.id,
         t.gettext(UNREACHABLE if idle in gone else CLAIM_OFFER, name=table.players[idle].name),
         claim_markup(t, table.id, table.version, user.id),
+        home=button_homes.claim(table.id, user.id),
     )
 
 
@@ -128,4 +130,5 @@ async def player_unreachable(d: Deps, table: Table, target: Target) -> None:
         opponent.user_id,
         t.gettext(UNREACHABLE, name=player.name),
         claim_markup(t, stored.id, stored.version, opponent.user_id),
+        home=button_homes.claim(stored.id, opponent.user_id),
     )

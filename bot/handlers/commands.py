@@ -9,6 +9,7 @@ from telegram.constants import ChatType
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import ContextTypes
 
+from bot import button_homes
 from bot.flow import Refused
 from bot.handlers.common import GAME_ON, N_, Deps, active_game, command, deps, person, user_texts
 from bot.handlers.menus import accept_invite
@@ -150,7 +151,7 @@ async def newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
                     reply_to=lobby.message_id,
                 )
             return
-    d.say(chat.id, t.gettext("Which game?"), variant_menu(t, user.id))
+    d.say(chat.id, t.gettext("Which game?"), variant_menu(t, user.id), home=button_homes.menu(user.id))
 
 
 async def point_to_board(d: Deps, t: Texts, table: Table, chat_id: int) -> None:
@@ -201,6 +202,7 @@ async def resign_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
         chat.id,
         t.gettext("{name}, do you really want to resign this game?", name=person(user).name),
         resign_markup(t, table.id, table.number, user.id, match=table.match.is_match),
+        home=button_homes.resign(table.id, user.id),
     )
 
 

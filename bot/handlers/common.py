@@ -16,7 +16,7 @@ from telegram import CallbackQuery, InlineKeyboardMarkup, MaybeInaccessibleMessa
 from telegram.error import BadRequest, NetworkError, TimedOut
 from telegram.ext import ContextTypes
 
-from bot import callbacks, display
+from bot import button_homes, callbacks, display
 from bot.boards import Boards
 from bot.callbacks import BadCallback, Callback
 from bot.computer import ComputerBusy, ComputerProcesses
@@ -26,7 +26,15 @@ from bot.i18n import Texts, language_of, texts
 from bot.names import user_name
 from bot.outbox import Outbox, answering
 from bot.settings import Settings, SettingsCache, choosing, current
-from bot.storage import ChatBusy, Gone, Storage, StorageError, StorageUnavailable, VersionConflict
+from bot.storage import (
+    FINISHED_TTL,
+    ChatBusy,
+    Gone,
+    Storage,
+    StorageError,
+    StorageUnavailable,
+    VersionConflict,
+)
 from bot.table import Person, Table
 from engine.fair_dice import SEED_BYTES
 
@@ -88,10 +96,27 @@ class Deps:
         """`table` with the time of this change (the idle-claim clock starts again)."""
         return replace(table, moved_at=self.clock())
 
-    def say(self, chat_id: int, text: str, markup: InlineKeyboardMarkup | None = None, **kw: Any) -> None:
-        """Send a text message in the background (bot/outbox.py): the handler does not wait for it."""
-        bot = self.boards.bot
-        self.outbox.post(chat_id, lambda: display.say(bot, chat_id, text, markup, **kw), "a message")
+    def say(
+        self,
+        chat_id: int,
+        text: str,
+        markup: InlineKeyboardMarkup | None = None,
+        home: str | None = None,
+        **kw: Any,
+    ) -> None:
+        """Send a text message in the background (bot/outbox.py): the handler does not wait for it. A
+        message with buttons names its `home` (bot/button_homes.py), written down once it is sent: presses
+        on it are honoured only for that home."""
+        if home is None and has_buttons(markup):
+            raise ValueError(f"a message with buttons to chat {chat_id} names no home: {text[:40]!r}")
+        bot, storage = self.boards.bot, self.storage
+
+        async def send() -> None:
+            message_id = await display.say(bot, chat_id, text, markup, **kw)
+            if message_id is not None and home is not None:
+                await remember_home(storage, f"{chat_id}:{message_id}", home)
+
+        self.outbox.post(chat_id, send, "a message")
 
     def edit_text(
         self, chat_id: int, message_id: int, text: str, markup: InlineKeyboardMarkup | None = None
@@ -108,6 +133,62 @@ class Deps:
         self.outbox.post(
             chat_id, lambda: display.edit_markup(bot, chat_id, message_id, markup), "a keyboard edit"
         )
+
+
+def has_buttons(markup: InlineKeyboardMarkup | None) -> bool:
+    """Whether `markup` has a button that sends callback data (a link button does not)."""
+    return markup is not None and any(
+        button.callback_data is not None for row in markup.inline_keyboard for button in row
+    )
+
+
+async def remember_home(storage: Storage, where: str, home: str) -> None:
+    """Write a message's home down after it was sent; if Redis fails, its buttons answer that they do not
+    belong there (the menu is asked for again), which is logged."""
+    try:
+        await storage.set_home(where, home)
+    except StorageError as err:
+        log.warning("message %s: its home %s was not written down: %s", where, home, err)
+
+
+def pressed_message(query: CallbackQuery) -> str:
+    """The pressed message (bot/button_homes.py): "<chat>:<message>", or "i:<inline message id>"."""
+    if query.inline_message_id is not None:
+        return f"i:{query.inline_message_id}"
+    if query.message is None:
+        raise BadCallback(f"callback {query.data!r} came without its message")
+    return f"{query.message.chat.id}:{query.message.message_id}"
+
+
+HOME_WAIT = 0.3  # seconds a press on a message with no home waits for it: the send's answer may be on its way
+NOT_ITS_MESSAGE = N_("This button does not belong to this message.")
+UNKNOWN_CARD = N_("This card is not known to the bot. Post a new challenge with @{bot}.")
+
+
+async def check_home(d: Deps, query: CallbackQuery, cb: Callback, bot_username: str) -> None:
+    """A press is honoured only on a message whose home (bot/button_homes.py) is the one its data names;
+    anything else is refused here, before a handler can edit or save anything. A board not written down as
+    one (drawn before homes were, or an inline game's card) is recognised from its game's record."""
+    where = pressed_message(query)
+    wanted = button_homes.expected(cb, query.inline_message_id is not None)
+    found = await d.storage.home(where)
+    if found is None and not query.inline_message_id:  # a message sent a moment ago: written down soon
+        await asyncio.sleep(HOME_WAIT)
+        found = await d.storage.home(where)
+    if found == wanted:
+        return
+    if cb.game and wanted == button_homes.board(cb.game):  # e.g. a challenge card that became the board
+        table = await d.storage.load(cb.game)
+        if table is not None and (
+            table.board_of_inline(query.inline_message_id) is not None
+            or (query.message is not None and table.board_of(query.message.chat.id, query.message.message_id))
+        ):
+            await d.storage.set_home(where, wanted, FINISHED_TTL)
+            return
+    log.info("press %r by user %s on %s (home %s) refused", query.data, query.from_user.id, where, found)
+    if found is None and cb.action == "ia":
+        raise Refused(UNKNOWN_CARD, bot=bot_username)
+    raise Refused(NOT_ITS_MESSAGE)
 
 
 def stats_redis(d: Deps) -> aioredis.Redis:
@@ -257,7 +338,9 @@ def button(fn: CallbackBody) -> Handler:
         alert: str | None = None
         with answering() as answered:
             try:
-                alert = await fn(update, context, query, callbacks.decode(query.data), t)
+                cb = callbacks.decode(query.data)
+                await check_home(deps(context), query, cb, context.bot.username)
+                alert = await fn(update, context, query, cb, t)
             except BadCallback as err:
                 log.info("bad callback data from user %s: %s", query.from_user.id, err)
                 alert = t.gettext("This button is not valid.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from telegram import CallbackQuery, Update
 from telegram.ext import ContextTypes
 
-from bot import flow, stats
+from bot import button_homes, flow, stats
 from bot.callbacks import Callback
 from bot.handlers.common import button, command, deps, menu_owner, person, stats_redis, user_texts
 from bot.handlers.quickmatch import stop_search
@@ -29,6 +29,7 @@ async def forget_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
             name=person(user).name,
         ),
         forget_markup(t, user.id),
+        home=button_homes.forget(user.id),
     )
 
 
@@ -43,6 +44,7 @@ async def on_forget(
     uid = query.from_user.id
     if cb.action == "fn":
         if message is not None:
+            await d.storage.drop_home(f"{message.chat.id}:{message.message_id}", button_homes.forget(uid))
             d.edit_text(message.chat.id, message.message_id, t.gettext("Nothing was deleted."))
         return None
     ids = set(await d.storage.games_of_user(uid))

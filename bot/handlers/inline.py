@@ -31,7 +31,7 @@ from telegram import (
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import ContextTypes
 
-from bot import display, flow
+from bot import button_homes, display, flow
 from bot.board_view import start_view
 from bot.callbacks import Callback
 from bot.captions import variant_name
@@ -41,7 +41,7 @@ from bot.handlers.common import N_, Deps, button, deps, game_seeds, load_table, 
 from bot.i18n import Texts, texts
 from bot.keyboards import board_markup, challenge_markup, inline_menu_markup
 from bot.pictures import render
-from bot.storage import Gone, StorageError
+from bot.storage import CHALLENGE_TTL, Gone, StorageError
 from bot.table import Challenge
 
 log = logging.getLogger(__name__)
@@ -149,10 +149,20 @@ async def _answer_inline(answering: object) -> None:
 
 
 async def on_chosen_result(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """A challenge card was posted (inline feedback): logged; the card works without it."""
+    """A challenge card was posted (inline feedback): the card is written down as its challenge's home
+    (bot/button_homes.py), so that Accept and Cancel of this challenge work on this card and no other."""
     chosen = update.chosen_inline_result
     assert chosen is not None
     log.info("challenge %s posted as inline message %s", chosen.result_id, chosen.inline_message_id)
+    _, _, token = chosen.result_id.rpartition(":")
+    if chosen.inline_message_id is None or not token:
+        return
+    try:
+        await deps(context).storage.set_home(
+            f"i:{chosen.inline_message_id}", button_homes.challenge(token), CHALLENGE_TTL
+        )
+    except StorageError as err:
+        log.warning("challenge card %s not written down: %s", chosen.inline_message_id, err)
 
 
 def _card_of(query: CallbackQuery) -> str:

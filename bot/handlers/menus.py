@@ -12,7 +12,7 @@ from telegram import CallbackQuery, Update
 from telegram.constants import ChatType
 from telegram.ext import ContextTypes
 
-from bot import flow
+from bot import button_homes, flow
 from bot.callbacks import BadCallback, Callback
 from bot.captions import level_name, variant_name
 from bot.flow import Refused
@@ -66,6 +66,7 @@ async def on_variant(
             "{name} has already opened a game here: press Join on it, or wait until it is over.",
             name=taken.lobby.starter.name,
         ) from None
+    await d.storage.set_home(f"{message.chat.id}:{message.message_id}", button_homes.lobby(lobby.id))
     if replaced is not None and replaced.message_id not in (None, message.message_id):
         assert replaced.message_id is not None
         d.edit_text(message.chat.id, replaced.message_id, t.gettext("This game was replaced by a new one."))
@@ -185,6 +186,7 @@ async def on_opponent(
         token=new_id(12), game=cb.variant, starter=person(query.from_user), message_id=message.message_id
     )
     await d.storage.put_invite(invite)
+    await d.storage.set_home(f"{message.chat.id}:{message.message_id}", button_homes.invite(invite.token))
     link = f"https://t.me/{context.bot.username}?start={invite.token}"
     d.edit_text(
         message.chat.id,

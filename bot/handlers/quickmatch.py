@@ -30,11 +30,11 @@ import contextlib
 import logging
 import math
 
-from telegram import Bot, CallbackQuery, InlineKeyboardMarkup, Update
+from telegram import CallbackQuery, InlineKeyboardMarkup, Update
 from telegram.error import BadRequest, Forbidden, TelegramError
 from telegram.ext import ContextTypes
 
-from bot import display, flow
+from bot import button_homes, display, flow
 from bot.callbacks import BadCallback, Callback
 from bot.captions import variant_name
 from bot.flow import Refused
@@ -46,9 +46,11 @@ from bot.handlers.common import (
     button,
     deps,
     game_seeds,
+    has_buttons,
     menu_owner,
     message_of,
     person,
+    remember_home,
 )
 from bot.i18n import Texts, texts
 from bot.keyboards import seek_markup, seek_over_markup
@@ -82,10 +84,12 @@ ENDED_BUSY = N_("The search for an opponent stopped: you started another game.")
 
 
 async def edit_or_send(
-    bot: Bot, chat_id: int, message_id: int | None, text: str, markup: InlineKeyboardMarkup | None = None
+    d: Deps, chat_id: int, message_id: int | None, text: str, markup: InlineKeyboardMarkup | None = None
 ) -> bool:
-    """Edit a message of the private chat (a new one if it is gone); False if the chat takes no messages
-    (403: the user blocked the bot; or the chat is gone). Other failures are logged (True: not unreachable)."""
+    """Edit a message of the private chat (a new one if it is gone: its buttons are the user's menu's, see
+    bot/button_homes.py); False if the chat takes no messages (403: the user blocked the bot; or the chat is
+    gone). Other failures are logged (True: not unreachable)."""
+    bot = d.boards.bot
     try:
         if message_id is not None:
             try:
@@ -98,7 +102,9 @@ async def edit_or_send(
                     return True
                 if not display.is_gone(err):
                     raise
-        await bot.send_message(chat_id=chat_id, text=text, reply_markup=markup)
+        sent = await bot.send_message(chat_id=chat_id, text=text, reply_markup=markup)
+        if has_buttons(markup):
+            await remember_home(d.storage, f"{chat_id}:{sent.message_id}", button_homes.menu(chat_id))
         return True
     except Forbidden as err:
         log.info("chat %s does not accept messages (%s)", chat_id, err.message)
@@ -117,10 +123,7 @@ async def edit_or_send(
 def tell(d: Deps, seeker: Seeker, text: str, markup: InlineKeyboardMarkup | None = None) -> None:
     """Say how a search went, on its waiting message (in the background)."""
     uid = seeker.person.user_id
-    bot = d.boards.bot
-    d.outbox.post(
-        uid, lambda: edit_or_send(bot, uid, seeker.message_id, text, markup), "a quick-match message"
-    )
+    d.outbox.post(uid, lambda: edit_or_send(d, uid, seeker.message_id, text, markup), "a quick-match message")
 
 
 def tell_found(d: Deps, seeker: Seeker, table: Table) -> None:
@@ -146,10 +149,9 @@ def show_waiting(d: Deps, seeker: Seeker) -> None:
     t = texts(seeker.person.lang)
     minutes = max(1, math.ceil(d.seek_timeout / 60))
     text = t.gettext(WAITING, variant=variant_name(t, seeker.game), minutes=minutes)
-    bot = d.boards.bot
 
     async def send() -> None:
-        reached = await edit_or_send(bot, uid, seeker.message_id, text, seek_markup(t, uid, seeker.token))
+        reached = await edit_or_send(d, uid, seeker.message_id, text, seek_markup(t, uid, seeker.token))
         try:
             if not reached:
                 if await d.storage.stop_seek(uid, seeker.token) is not None:
@@ -164,9 +166,9 @@ def show_waiting(d: Deps, seeker: Seeker) -> None:
                 found = t.gettext(
                     FOUND, name=table.players[side.other].name, variant=variant_name(t, seeker.game)
                 )
-                await edit_or_send(bot, uid, seeker.message_id, found)
+                await edit_or_send(d, uid, seeker.message_id, found)
             else:
-                await edit_or_send(bot, uid, seeker.message_id, t.gettext(SEARCH_OVER))
+                await edit_or_send(d, uid, seeker.message_id, t.gettext(SEARCH_OVER))
         except StorageError as err:
             log.warning("user %s: could not check their search after the waiting message: %s", uid, err)
 

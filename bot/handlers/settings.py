@@ -11,7 +11,7 @@ from telegram import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, 
 from telegram.constants import ChatType
 from telegram.ext import ContextTypes
 
-from bot import callbacks, stats
+from bot import button_homes, callbacks, stats
 from bot.callbacks import Callback
 from bot.flow import Refused
 from bot.handlers.common import (
@@ -80,7 +80,12 @@ async def settings_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -
         d.say(chat.id, t.gettext(IN_PRIVATE, bot=context.bot.username))
         return
     chosen = await d.settings.get(user.id)
-    d.say(chat.id, settings_text(t, chosen, user.language_code), menu_markup(t, user.id, chosen))
+    d.say(
+        chat.id,
+        settings_text(t, chosen, user.language_code),
+        menu_markup(t, user.id, chosen),
+        home=button_homes.settings(user.id),
+    )
 
 
 def menu_markup(t: Texts, user_id: int, chosen: Settings) -> InlineKeyboardMarkup:

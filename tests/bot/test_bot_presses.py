@@ -80,14 +80,14 @@ def test_forged_and_garbage_callback_data_get_an_alert(
         "m:" + "x" * 70: "This button is not valid.",
         f"m:{game_id}:{version}:13:9": "This button is not valid.",
         f"m:{game_id}:{version}:99:6": "This button is not valid.",
-        f"m:nosuchgame:{version}:13:6": "This game is over or no longer exists.",
+        f"m:nosuchgame:{version}:13:6": "This button does not belong to this message.",
         f"m:{game_id}:{version}:12:6": "That move is not possible now.",
         f"m:{game_id}:{version}:6:6": "That move is not possible now.",  # no bearing off yet
         f"u:{game_id}:{version}": "There is nothing to undo.",
         f"d:{game_id}:{version}": "Finish your move first: more checkers must move.",
         f"r:{game_id}:{version}": "This game is not over yet.",
-        f"ry:{game_id}:1:2": "This menu belongs to someone else. Send /newgame to start your own game.",
-        "v:2:short": "This menu belongs to someone else. Send /newgame to start your own game.",
+        f"ry:{game_id}:1:2": "This button does not belong to this message.",  # a question's, not a board's
+        "v:2:short": "This button does not belong to this message.",
     }
     for forged, expected in cases.items():
         assert _alert(alice.press_data(msg, forged)) == expected, forged

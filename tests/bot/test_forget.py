@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from unittest.mock import ANY
 
 import redis
 
+from bot import button_homes
 from bot.flow import ScriptedDice
 from engine import Game, Side
 from testkit.fake_telegram import FakeTelegram, SimUser
@@ -77,7 +79,8 @@ def test_forget_resigns_live_games_anonymises_them_and_deletes_the_rest(
     assert question.body.startswith("Alicia, this deletes your data from the bot")
     refused = bob.press_data(question, alice.button(question, "Yes"))
     assert refused.text == "This menu belongs to someone else. Send /newgame to start your own game."  # type: ignore[union-attr]
-    assert everything(redis_url) == before, "nothing happens before the confirmation"
+    asked = {f"nardy:home:{question.chat_id}:{question.message_id}": "forget:1", "nardy:user:1:homes": ANY}
+    assert everything(redis_url) == before | asked, "nothing happens before the confirmation"
     answer = alice.press(question, "Yes, delete my data")
     assert not answer.show_alert, answer.text
     assert tg.message(alice.id, question.message_id).text == (
@@ -90,6 +93,10 @@ def test_forget_resigns_live_games_anonymises_them_and_deletes_the_rest(
     after = everything(redis_url)
     assert not any("Alicia" in v for v in after.values()), "her name is gone from every key"
     assert not any(k.startswith(("nardy:user:1:", "nardy:chat:1:")) for k in after), sorted(after)
+    hers = [k for k, v in before.items() if k.startswith("nardy:home:") and button_homes.owner(v) == 1]
+    assert len(hers) >= 2, "her menus were written down as hers (in a group and in private)"
+    assert not any(k in after for k in hers), "the homes naming her are deleted"
+    assert not any(k.startswith("nardy:home:1:") for k in after), "and those of her private chat"
     assert not any(finished_id in k for k in after if not k.startswith("nardy:recorded:")), (
         "the finished game is deleted with its keys (its result's marker stays: numbers only, 30 days)"
     )
@@ -121,6 +128,7 @@ def test_forget_in_a_private_game_leaves_the_friend_a_finished_board(
     assert set(after) == {
         f"nardy:game:{game_id}",
         f"nardy:game:{game_id}:messages",
+        f"nardy:home:2:{bob_board.message_id}",  # Bob's board (board:<game>)
         "nardy:chat:2:game",
         "nardy:user:2:games",
         "nardy:user:2:dice",  # Bob's part of the dice secret for his next game

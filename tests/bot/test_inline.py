@@ -77,7 +77,7 @@ def test_a_challenge_card_is_accepted_by_another_person_and_the_game_is_played_i
     assert "Alice vs" in (game.caption or "") or "Alice" in (game.caption or "")
     assert game.photo != card.photo, "the card became the board"
     assert "⚑ Resign or claim" in game.button_texts
-    assert _alert(dan.press_data(game, "ia:" + "x" * 12)).endswith("no longer open.")
+    assert _alert(dan.press_data(game, "ia:" + "x" * 12)) == "This button does not belong to this message."
 
     players = {"Alice": alice, "Carol": carol}
     rng = random.Random(5)

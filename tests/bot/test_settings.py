@@ -140,9 +140,7 @@ def test_settings_are_kept_per_user_and_the_next_game_and_press_use_them(
     bot.start()
     again = reply_to(anna, "/settings")
     assert "Язык: Русский" in again.body and "Цвета доски: тёмные" in again.body
-    assert (
-        _alert(anna.press_data(again, "m:nothere:1:13:6")) == "Эта игра закончена или больше не существует."
-    )
+    assert _alert(anna.press_data(again, "m:nothere:1:13:6")) == "Эта кнопка не от этого сообщения."
     assert _alert(anna.press_data(again, "zz:1")) == "Эта кнопка недействительна."
 
     # the next game: the menus, the board's caption and colours, and the next press (Done off)

@@ -179,8 +179,9 @@ async def test_boards_shown_record_the_last_edit_and_a_gone_game_leaves_no_key_b
 
     await storage.delete_game(loaded)
     assert await storage.shown("g", newer.version, ("g",), True, "w") == -1
-    assert not await storage.new_message("g", "g", None, 78)
+    assert not await storage.new_message("g", "g", None, 78, -100)
     assert await storage.keys("nardy:game:*") == [], "nothing written for a game that is gone"
+    assert await storage.keys("nardy:home:*") == [], "no home for a board of a game that is gone"
 
 
 async def test_an_update_is_first_delivered_once_and_a_first_sighting_keeps_its_time(
