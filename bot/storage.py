@@ -54,7 +54,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError, WatchError
+from redis.exceptions import OutOfMemoryError, ReadOnlyError, RedisError, WatchError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from bot.game_format import ALL_FORMATS
@@ -77,6 +77,10 @@ class StorageError(RuntimeError):
 
 class StorageUnavailable(StorageError):
     """Redis could not be reached (connection refused, timeout, loading)."""
+
+
+class StorageFault(StorageError):
+    """Redis refused a command (a key of another type, a failing script): a bug to log, not an outage."""
 
 
 class VersionConflict(StorageError):
@@ -187,15 +191,18 @@ def once_key(what: str) -> str:
 
 @asynccontextmanager
 async def _redis_errors(what: str) -> AsyncIterator[None]:
-    """Translate redis-py errors at the storage boundary: unreachable -> StorageUnavailable."""
+    """Translate redis-py errors at the storage boundary: unreachable -> StorageUnavailable, a refused
+    command -> StorageFault (logged as the error it is, never "not available right now")."""
     try:
         yield
     except WatchError as err:
         raise VersionConflict(f"{what}: changed concurrently") from err
     except (RedisConnectionError, RedisTimeoutError, OSError) as err:
         raise StorageUnavailable(f"{what}: redis unreachable: {err}") from err
+    except (ReadOnlyError, OutOfMemoryError) as err:  # a replica being promoted, a full server: for a while
+        raise StorageUnavailable(f"{what}: redis refuses writes: {err}") from err
     except RedisError as err:
-        raise StorageUnavailable(f"{what}: redis error: {err}") from err
+        raise StorageFault(f"{what}: redis error: {err}") from err
 
 
 def _ttl(table: Table) -> int:

@@ -1,0 +1,72 @@
+"""The promises of the fair dice and the records kept under attack, through the fake Bot API over HTTP:
+typed ids that name other Redis keys or are no ids at all, a Redis refusal that is no outage, a repeated
+/export, the computer's part of the secret committed before the player's /seed, and every game of a match
+and of a rematch series revealed and verifiable afterwards, checked with the public derivation only."""
+
+from __future__ import annotations
+
+import re
+
+import redis
+
+from bot.storage import game_key
+from testkit.fake_telegram import FakeTelegram, SimUser
+from testkit.fake_telegram.play import reply_to, resign, start_computer_game
+from testkit.fake_telegram.runner import BotRunner
+from testkit.fake_telegram.server import StoredMessage
+
+COMMITMENT = re.compile(r"🔒 Dice commitment: ([0-9a-f]{64}) \(/verify ([A-Za-z0-9_-]+/\d+)\)")
+
+
+def _finished_computer_game(tg: FakeTelegram, bot: BotRunner, user: SimUser) -> str:
+    """A short game against the computer, resigned at once: its name "GAME/1"."""
+    first = start_computer_game(tg, user, "short", "Beginner")
+    found = COMMITMENT.search(first.caption or "")
+    assert found, first.caption
+    resign(user)
+    bot.settle()
+    return found[2]
+
+
+def _files(tg: FakeTelegram, chat_id: int) -> list[StoredMessage]:
+    return [m for m in tg.bot_messages(chat_id) if m.document is not None]
+
+
+def test_typed_ids_naming_other_keys_paths_overlong_or_non_ascii_are_unknown_games_without_an_error(
+    tg: FakeTelegram, bot: BotRunner
+) -> None:
+    anna = SimUser(tg, 301, "Anna")
+    game = _finished_computer_game(tg, bot, anna)
+    game_id = game.split("/")[0]
+    names = [
+        f"{game_id}:messages",  # the game's messages hash
+        f"{game_id}:messages/1",
+        f"../{game_id}",
+        f"{game_id}/../{game_id}",
+        f"{game_id}/abc",
+        "x" * 300,
+        f"{game_id}é",
+        "игра/1",
+        f"{game_id}/1{'0' * 40}",
+    ]
+    for name in names:
+        for command in (f"/verify {name}", f"/export {name} json"):
+            said = reply_to(anna, command).body
+            assert said.startswith("I know no game"), (command, said)
+    assert reply_to(anna, f"/verify {game}").body.startswith("🎲 Dice of game"), "a real id still works"
+    assert not _files(tg, anna.id), "no file for a wrong id"
+    assert not bot.errors.records, bot.errors.messages()
+
+
+def test_a_redis_refusal_that_is_no_outage_is_logged_as_an_error_not_called_unavailable(
+    tg: FakeTelegram, bot: BotRunner, redis_url: str
+) -> None:
+    anna = SimUser(tg, 302, "Anna")
+    client = redis.Redis.from_url(redis_url)
+    try:
+        client.hset(game_key("brokenGame1"), "x", "1")  # a key of the wrong type where a game would be
+    finally:
+        client.close()
+    said = reply_to(anna, "/verify brokenGame1").body
+    assert "not available" not in said and said == "Something went wrong. Please try again.", said
+    assert any("WRONGTYPE" in m for m in bot.errors.messages()), bot.errors.messages()
