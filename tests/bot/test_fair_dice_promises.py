@@ -70,3 +70,18 @@ def test_a_redis_refusal_that_is_no_outage_is_logged_as_an_error_not_called_unav
     said = reply_to(anna, "/verify brokenGame1").body
     assert "not available" not in said and said == "Something went wrong. Please try again.", said
     assert any("WRONGTYPE" in m for m in bot.errors.messages()), bot.errors.messages()
+
+
+def test_a_repeated_export_within_the_minute_says_the_file_was_sent_moments_ago_and_sends_one(
+    tg: FakeTelegram, bot: BotRunner
+) -> None:
+    anna = SimUser(tg, 303, "Anna")
+    game = _finished_computer_game(tg, bot, anna)
+    anna.say(f"/export {game} json")
+    tg.wait_for(lambda: _files(tg, anna.id), 10.0, "the record")
+    again = reply_to(anna, f"/export {game} json").body
+    assert again.startswith("I sent this file here moments ago"), again
+    assert "on its way" not in again
+    bot.settle()
+    assert len(_files(tg, anna.id)) == 1
+    assert not bot.errors.records, bot.errors.messages()
