@@ -155,15 +155,19 @@ async def viewer_settings(d: Deps, user: User | None) -> tuple[int | None, Setti
 async def game_seeds(d: Deps, white: Person, black: Person) -> Seeds:
     """For a game starting now: the players' own dice seeds (/seed; None for a side with none: the
     computer, or a player who chose random) and their parts of the dice's secret, each person's drawn
-    before this game (its SHA-256 was theirs to see in /seed) and replaced by a fresh one in one step."""
+    before this game (its SHA-256 was theirs to see in /seed) and replaced by a fresh one in one step; the
+    computer's part likewise, drawn before the game for its opponent (whose /seed showed its SHA-256 too)."""
 
-    async def one(p: Person) -> tuple[str | None, str | None]:
+    async def one(p: Person, opponent: Person) -> tuple[str | None, str | None]:
+        fresh = secrets.token_hex(SEED_BYTES)
+        if p.is_computer and opponent.reachable:
+            return None, await d.storage.take_dice_secret(opponent.user_id, fresh, computer=True)
         if p.is_computer or not p.reachable:
             return None, None
         client = (await d.settings.get(p.user_id)).seed or None
-        return client, await d.storage.take_dice_secret(p.user_id, secrets.token_hex(SEED_BYTES))
+        return client, await d.storage.take_dice_secret(p.user_id, fresh)
 
-    (wc, wp), (bc, bp) = await one(white), await one(black)
+    (wc, wp), (bc, bp) = await one(white, black), await one(black, white)
     return (wc, bc), (wp, bp)
 
 

@@ -33,6 +33,9 @@ NEXT_SECRET = N_(
     "The bot's part of the secret for your next game is drawn already. Its SHA-256: {hash}. Choose your own "
     "seed after seeing it if you like: when that game ends, /verify shows the part, to check against this line."
 )
+NEXT_COMPUTER_SECRET = N_(
+    "The computer's part of the secret for your next game against it is drawn already too. Its SHA-256: {hash}."
+)
 SEED_BAD = N_("A seed is 1-32 characters: Latin letters, digits, _ and -. For example: /seed lucky-7")
 SCRIPT = "scripts/verify_dice.py"
 MESSAGE_LIMIT = 4096
@@ -57,9 +60,11 @@ async def seed_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     else:
         chosen = await d.settings.get(user.id)
     pending = await d.storage.pending_dice_secret(user.id, secrets.token_hex(SEED_BYTES))
+    computers = await d.storage.pending_dice_secret(user.id, secrets.token_hex(SEED_BYTES), computer=True)
     lines = [
         t.gettext(SEED_NOW, seed=chosen.seed) if chosen.seed else t.gettext(SEED_RANDOM),
         t.gettext(NEXT_SECRET, hash=commitment(pending)),
+        t.gettext(NEXT_COMPUTER_SECRET, hash=commitment(computers)),
     ]
     d.say(chat.id, "\n\n".join(lines))
 

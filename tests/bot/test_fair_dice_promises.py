@@ -5,17 +5,44 @@ and of a rematch series revealed and verifiable afterwards, checked with the pub
 
 from __future__ import annotations
 
+import hashlib
+import random
 import re
+import shlex
+from collections.abc import Iterator
 
+import pytest
 import redis
 
-from bot.storage import game_key
+from bot.flow import FairDice, engine_computer
+from bot.storage import dice_secret_key, game_key
+from engine.fair_dice import combine, commitment, fair_roll, recorded_rolls
+from engine.records import parse_json
 from testkit.fake_telegram import FakeTelegram, SimUser
-from testkit.fake_telegram.play import reply_to, resign, start_computer_game
+from testkit.fake_telegram.play import board, has_turn, play_turn, reply_to, resign, start_computer_game
 from testkit.fake_telegram.runner import BotRunner
 from testkit.fake_telegram.server import StoredMessage
 
 COMMITMENT = re.compile(r"🔒 Dice commitment: ([0-9a-f]{64}) \(/verify ([A-Za-z0-9_-]+/\d+)\)")
+PROMISED = re.compile(r"Its SHA-256: ([0-9a-f]{64})")
+
+
+@pytest.fixture
+def fair_bot(tg: FakeTelegram, redis_url: str) -> Iterator[BotRunner]:
+    """The bot with its production dice: every roll derived from each game's seeds."""
+    runner = BotRunner(tg.api_url, redis_url, FairDice(), engine_computer(seed=3))
+    runner.start()
+    tg.settlers.append(runner.settle)
+    yield runner
+    tg.settlers.remove(runner.settle)
+    runner.stop()
+
+
+def _command_line(verified: str) -> dict[str, str]:
+    """The arguments of the check /verify prints (`python3 verify_dice.py --seed=… --game=… …`)."""
+    assert "python3 verify_dice.py" in verified, verified
+    words = shlex.split(verified[verified.index("python3 verify_dice.py") :])[2:]
+    return dict(word[2:].split("=", 1) for word in words)
 
 
 def _finished_computer_game(tg: FakeTelegram, bot: BotRunner, user: SimUser) -> str:
@@ -85,3 +112,48 @@ def test_a_repeated_export_within_the_minute_says_the_file_was_sent_moments_ago_
     bot.settle()
     assert len(_files(tg, anna.id)) == 1
     assert not bot.errors.records, bot.errors.messages()
+
+
+def test_the_dice_against_the_computer_follow_from_parts_whose_hashes_seed_showed_before_the_players_seed(
+    tg: FakeTelegram, fair_bot: BotRunner, redis_url: str
+) -> None:
+    anna = SimUser(tg, 304, "Anna")
+    promised = PROMISED.findall(reply_to(anna, "/seed").body)
+    assert len(promised) == 2, "/seed shows the hashes of both parts: Anna's, and the computer's"
+    chosen = reply_to(anna, "/seed lucky-7").body  # the seed chosen after the bot is bound to both parts
+    assert PROMISED.findall(chosen) == promised, chosen
+    first = start_computer_game(tg, anna, "short", "Beginner")
+    shown = COMMITMENT.search(first.caption or "")
+    assert shown, first.caption
+    rng = random.Random(4)
+    for _ in range(6):
+        fair_bot.settle()
+        msg = board(tg, anna.id)
+        if not has_turn(msg):
+            break
+        play_turn(anna, msg, rng)
+    resign(anna)
+    fair_bot.settle()
+
+    # what the player checks, from what the bot showed: the hashes before, the parts and seeds after
+    args = _command_line(reply_to(anna, f"/verify {shown[2]}").body)
+    parts = (args["white-part"], args["black-part"])
+    assert [hashlib.sha256(bytes.fromhex(p)).hexdigest() for p in parts] == promised
+    secret = combine(parts)
+    assert commitment(secret) == shown[1] and args["game"] == shown[2] and args["white"] == "lucky-7"
+    anna.say(f"/export {shown[2]} json")
+    sent = tg.wait_for(lambda: _files(tg, anna.id), 10.0, "the record")
+    record = parse_json((sent[0].document or b"").decode())
+    rolls = recorded_rolls(record.game)
+    assert len(rolls) >= 4, rolls
+    derived = [fair_roll(secret, shown[2], n, (args["white"], args["black"])) for n in range(len(rolls))]
+    assert derived == rolls
+    again = PROMISED.findall(reply_to(anna, "/seed").body)
+    assert len(again) == 2 and not set(again) & set(promised), "new parts are drawn for the next game"
+    anna.press(reply_to(anna, "/forget"), "Yes, delete my data")
+    client = redis.Redis.from_url(redis_url)
+    try:
+        assert not client.exists(dice_secret_key(anna.id), dice_secret_key(anna.id, computer=True))
+    finally:
+        client.close()
+    assert not fair_bot.errors.records, fair_bot.errors.messages()
