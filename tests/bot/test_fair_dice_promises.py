@@ -19,12 +19,24 @@ from bot.storage import dice_secret_key, game_key
 from engine.fair_dice import combine, commitment, fair_roll, recorded_rolls
 from engine.records import parse_json
 from testkit.fake_telegram import FakeTelegram, SimUser
-from testkit.fake_telegram.play import board, has_turn, play_turn, reply_to, resign, start_computer_game
+from testkit.fake_telegram.play import (
+    MOVER,
+    board,
+    has_turn,
+    new_game_menu,
+    play_turn,
+    reply_to,
+    resign,
+    start_computer_game,
+    wait_board,
+)
 from testkit.fake_telegram.runner import BotRunner
 from testkit.fake_telegram.server import StoredMessage
 
 COMMITMENT = re.compile(r"🔒 Dice commitment: ([0-9a-f]{64}) \(/verify ([A-Za-z0-9_-]+/\d+)\)")
 PROMISED = re.compile(r"Its SHA-256: ([0-9a-f]{64})")
+REVEALED = re.compile(r"🔓 Dice seed(?: of game [^:]+)?: ([0-9a-f]{64}) \(/verify ([A-Za-z0-9_-]+/\d+)\)")
+GROUP = -7303
 
 
 @pytest.fixture
@@ -156,4 +168,114 @@ def test_the_dice_against_the_computer_follow_from_parts_whose_hashes_seed_showe
         assert not client.exists(dice_secret_key(anna.id), dice_secret_key(anna.id, computer=True))
     finally:
         client.close()
+    assert not fair_bot.errors.records, fair_bot.errors.messages()
+
+
+def _proof_checks_out(tg: FakeTelegram, user: SimUser, name: str, shown: str, seed: str) -> None:
+    """What a player can check of game `name` from what the bot showed: the commitment `shown` before
+    it, the seed revealed after it; the parts and seeds of /verify; the rolls of its /export record."""
+    verified = reply_to(user, f"/verify {name}").body
+    assert "✅" in verified, verified
+    args = _command_line(verified)
+    assert args["game"] == name and combine((args["white-part"], args["black-part"])) == seed
+    assert commitment(seed) == shown
+    before = len(_files(tg, user.id))
+    user.say(f"/export {name} json")
+    sent = tg.wait_for(lambda: len(_files(tg, user.id)) > before and _files(tg, user.id), 10.0, "the record")
+    rolls = recorded_rolls(parse_json((sent[-1].document or b"").decode()).game)
+    assert rolls, name
+    assert [fair_roll(seed, name, n, (args["white"], args["black"])) for n in range(len(rolls))] == rolls
+
+
+def _reply_to_board(user: SimUser, text: str, board_message: StoredMessage) -> str:
+    """`text` sent as a reply to a board; the bot's answer."""
+    asked = user.say(text, board_message.chat_id, reply_to=board_message)
+    return user.wait_message(lambda m: m.message_id > asked.message_id, board_message.chat_id).body
+
+
+def _play_turns(tg: FakeTelegram, chat_id: int, users: dict[str, SimUser], turns: int) -> None:
+    rng = random.Random(chat_id)
+    for _ in range(turns):
+        msg = board(tg, chat_id)
+        mover = MOVER.search(msg.caption or "")
+        if mover is None:
+            return
+        play_turn(users[mover["name"]], msg, rng)
+
+
+def test_every_game_of_a_match_to_3_reveals_its_seed_and_each_is_verifiable_after_the_match(
+    tg: FakeTelegram, fair_bot: BotRunner
+) -> None:
+    alice, bob, carol = SimUser(tg, 311, "Alice"), SimUser(tg, 312, "Bob"), SimUser(tg, 313, "Carol")
+    tg.add_chat(GROUP, "group", "Nardy club")
+    menu = new_game_menu(alice, GROUP)
+    alice.press_data(menu, f"v:{alice.id}:long.3")
+    assert not bob.press(tg.message(GROUP, menu.message_id), "Join").show_alert
+    first = wait_board(tg, GROUP)
+    shown: dict[str, str] = {}  # game -> the commitment its boards showed while it ran
+    revealed: dict[str, str] = {}  # game -> its seed, revealed when it ended
+    caption = first.caption or ""
+    for loser in (alice, bob, alice):  # long nardy: a resignation at once is a mars, 2 points: 0:2, 2:2, 2:4
+        running = COMMITMENT.search(caption)
+        assert running, caption
+        shown[running[2]] = running[1]
+        _play_turns(tg, GROUP, {"Alice": alice, "Bob": bob}, 2)
+        loser.press(reply_to(loser, "/resign", GROUP), "This game")
+        fair_bot.settle()
+        caption = board(tg, GROUP).caption or ""
+        revealed.update((game, seed) for seed, game in REVEALED.findall(caption))
+    assert "wins the match" in caption, caption
+    game_id = next(iter(shown)).split("/")[0]
+    assert sorted(shown) == sorted(revealed) == [f"{game_id}/{n}" for n in (1, 2, 3)], (shown, revealed)
+    for name in shown:
+        _proof_checks_out(tg, carol, name, shown[name], revealed[name])
+    answer = _reply_to_board(alice, "/verify", board(tg, GROUP))
+    assert f"Dice of game {game_id}/3" in answer and "✅" in answer, answer
+    assert reply_to(carol, f"/verify {game_id}/4").body.startswith(f"There is no game {game_id}/4")
+    assert not fair_bot.errors.records, fair_bot.errors.messages()
+
+
+def test_every_game_of_a_rematch_series_is_revealed_and_verifiable_by_its_id_and_by_reply_to_its_board(
+    tg: FakeTelegram, fair_bot: BotRunner
+) -> None:
+    anna = SimUser(tg, 321, "Anna")
+    boards: list[StoredMessage] = []
+    shown: dict[str, str] = {}
+    revealed: dict[str, str] = {}
+    for number in (1, 2):
+        if number == 1:
+            current = start_computer_game(tg, anna, "short", "Beginner")
+        else:
+            assert not anna.press(boards[-1], "Rematch").show_alert
+            fair_bot.settle()
+            current = wait_board(tg, anna.id)
+            assert current.message_id != boards[-1].message_id
+        running = COMMITMENT.search(current.caption or "")
+        assert running and running[2].endswith(f"/{number}"), current.caption
+        shown[running[2]] = running[1]
+        for _ in range(2):
+            fair_bot.settle()
+            if has_turn(board(tg, anna.id)):
+                play_turn(anna, board(tg, anna.id), random.Random(number))
+        resign(anna)
+        fair_bot.settle()
+        over = tg.message(anna.id, current.message_id)
+        ended = REVEALED.search(over.caption or "")
+        assert ended and ended[2] == running[2], over.caption
+        revealed[ended[2]] = ended[1]
+        boards.append(over)
+    for name in shown:
+        _proof_checks_out(tg, anna, name, shown[name], revealed[name])
+    for name, over in zip(shown, boards, strict=True):  # by reply to each game's own board
+        answer = _reply_to_board(anna, "/verify", over)
+        assert f"Dice of game {name}" in answer and "✅" in answer and revealed[name] in answer, answer
+
+    assert not anna.press(boards[-1], "Rematch").show_alert  # game 3: game 1 is no longer kept
+    fair_bot.settle()
+    first = next(iter(shown))
+    game_id = first.split("/")[0]
+    gone = reply_to(anna, f"/verify {first}").body
+    assert gone.startswith(f"Game {first} is no longer kept"), gone
+    assert reply_to(anna, f"/verify {game_id}/7").body.startswith(f"There is no game {game_id}/7")
+    assert reply_to(anna, f"/export {game_id}/7").body.startswith(f"There is no game {game_id}/7")
     assert not fair_bot.errors.records, fair_bot.errors.messages()
