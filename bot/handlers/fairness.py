@@ -105,7 +105,8 @@ async def _wanted_game(d: Deps, chat_id: int, message: Message, arg: str | None)
 
 
 def verify_text(t: Texts, table: Table, number: int) -> str:
-    """What /verify says of game `number` of `table`'s series (the current one, or the one before)."""
+    """What /verify says of game `number` of `table`'s series (the current one, the one before, or any
+    earlier game of the current match); Refused, saying which, for a game not played yet or no longer kept."""
     not_yet(table, number)
     kept = [p for p in (table.proof, *table.proofs) if p is not None and p.get("number") == number]
     if number == table.number:
