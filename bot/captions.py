@@ -8,6 +8,7 @@ from bot.game_format import GameFormat
 from bot.i18n import Texts
 from bot.table import Person, Table
 from engine import Phase, Side, WinKind
+from engine.fair_dice import FairSeeds
 
 CAPTION_LIMIT = 1024
 
@@ -306,11 +307,21 @@ def caption(t: Texts, table: Table, viewer: Side | None) -> str:
 
 def fair_line(t: Texts, table: Table) -> str | None:
     """The dice's line: the commitment to the secret seed (its SHA-256) while the game runs, the seed itself
-    once the game is over; and how to check them."""
+    once the game is over; and how to check them. The caption that begins a match's next game reveals the
+    seed of the game that just ended first (its board goes on with the next game)."""
     fair = table.fair
     if fair is None:
         return None
     game = fair.game
     if table.over:
         return t.gettext("🔓 Dice seed: {seed} (/verify {game})", seed=fair.server_seed, game=game)
-    return t.gettext("🔒 Dice commitment: {hash} (/verify {game})", hash=fair.commitment, game=game)
+    line = t.gettext("🔒 Dice commitment: {hash} (/verify {game})", hash=fair.commitment, game=game)
+    before = table.proof
+    begun = any(e.get("k") == "next" and e.get("n") == table.number for e in table.events)
+    if begun and before is not None and "fair" in before:  # a match's next game began: the last one's seed
+        seeds = FairSeeds.from_json(before["fair"])
+        revealed = t.gettext(
+            "🔓 Dice seed of game {game}: {seed} (/verify {game})", game=seeds.game, seed=seeds.server_seed
+        )
+        return f"{revealed}\n{line}"
+    return line

@@ -279,6 +279,7 @@ async def next_match_game(
         number=number,
         fair=new_fair_seeds(f"{table.id}/{number}", *seeds),
         proof=previous_game(table),
+        proofs=table.proofs + tuple(p for p in (fair_proof(table),) if p is not None),  # every game of it
     )
     result = table.game.result
     assert result is not None
@@ -345,6 +346,7 @@ def previous_game(table: Table) -> dict[str, Any]:
 
 def finished_game(table: Table, number: int) -> Game:
     """Game `number` of `table`'s series, over: the current one or the one before (Refused otherwise)."""
+    not_yet(table, number)
     if number == table.number:
         if not table.over:
             raise Refused("This game is not over yet.")
@@ -358,6 +360,16 @@ def finished_game(table: Table, number: int) -> Game:
     if table.match.is_match and 0 <= index < len(games) and number <= last:
         return Game.from_json(games[index])
     raise Refused("That game is no longer kept: only a series' last two games are.")
+
+
+def not_yet(table: Table, number: int) -> None:
+    """Refused if game `number` of `table`'s series was never played (its series is not there yet)."""
+    if not 1 <= number <= table.number:
+        raise Refused(
+            "There is no game {game}: that series is at game {number}.",
+            game=f"{table.id}/{number}",
+            number=table.number,
+        )
 
 
 def new_game_id() -> str:
@@ -602,6 +614,7 @@ async def rematch(
         number=number,
         fair=new_fair_seeds(f"{table.id}/{number}", *seeds),
         proof=previous_game(table),
+        proofs=(),  # a new match (or the next single game): the games before are the old match's
     )
     return await advance(nxt, dice, computer)
 

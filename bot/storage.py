@@ -19,6 +19,8 @@ Keys (all JSON unless said otherwise):
   nardy:user:<user_id>:dice   the bot's secret part for the dice of the user's next game (64 hex digits; its
                               SHA-256 is shown by /seed before that game; taken and replaced when a game of
                               theirs starts; 365 days)
+  nardy:user:<user_id>:dice:computer  likewise the computer's part for the user's next game against it (its
+                              SHA-256 shown by /seed too, so the computer's part is bound before the user's seed)
   nardy:limit:<who>:<kind>    hash: a token bucket of inbound updates (a user's or a chat's presses, commands)
   nardy:once:<what>           "1": something done at most once in a while (a re-pointed board, a claim offer)
   nardy:challenge:<token>     an inline challenge card's challenge (used up by the game it starts; 1 day)
@@ -54,7 +56,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError, WatchError
+from redis.exceptions import OutOfMemoryError, ReadOnlyError, RedisError, WatchError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from bot import button_homes
@@ -78,6 +80,10 @@ class StorageError(RuntimeError):
 
 class StorageUnavailable(StorageError):
     """Redis could not be reached (connection refused, timeout, loading)."""
+
+
+class StorageFault(StorageError):
+    """Redis refused a command (a key of another type, a failing script): a bug to log, not an outage."""
 
 
 class VersionConflict(StorageError):
@@ -154,8 +160,10 @@ def user_settings_key(user_id: int) -> str:
     return f"nardy:user:{user_id}:settings"
 
 
-def dice_secret_key(user_id: int) -> str:
-    return f"nardy:user:{user_id}:dice"
+def dice_secret_key(user_id: int, computer: bool = False) -> str:
+    """The user's pending part of their next game's dice secret; `computer`: the computer's part for the
+    user's next game against it."""
+    return f"nardy:user:{user_id}:dice" + (":computer" if computer else "")
 
 
 def drawing_key(game_id: str) -> str:
@@ -199,15 +207,18 @@ def home_key(where: str) -> str:
 
 @asynccontextmanager
 async def _redis_errors(what: str) -> AsyncIterator[None]:
-    """Translate redis-py errors at the storage boundary: unreachable -> StorageUnavailable."""
+    """Translate redis-py errors at the storage boundary: unreachable -> StorageUnavailable, a refused
+    command -> StorageFault (logged as the error it is, never "not available right now")."""
     try:
         yield
     except WatchError as err:
         raise VersionConflict(f"{what}: changed concurrently") from err
     except (RedisConnectionError, RedisTimeoutError, OSError) as err:
         raise StorageUnavailable(f"{what}: redis unreachable: {err}") from err
+    except (ReadOnlyError, OutOfMemoryError) as err:  # a replica being promoted, a full server: for a while
+        raise StorageUnavailable(f"{what}: redis refuses writes: {err}") from err
     except RedisError as err:
-        raise StorageUnavailable(f"{what}: redis error: {err}") from err
+        raise StorageFault(f"{what}: redis error: {err}") from err
 
 
 def _ttl(table: Table) -> int:
@@ -1208,17 +1219,19 @@ class Storage:
             pipe.expire(key, SETTINGS_TTL)
             await pipe.execute()
 
-    async def take_dice_secret(self, user_id: int, fresh: str) -> str | None:
+    async def take_dice_secret(self, user_id: int, fresh: str, computer: bool = False) -> str | None:
         """The user's pending dice secret, replaced by `fresh` in the same step (GETSET: two games starting
-        at once take two different ones); None if they had none yet."""
-        key = dice_secret_key(user_id)
+        at once take two different ones); None if they had none yet. `computer`: the computer's part for
+        the user's game against it."""
+        key = dice_secret_key(user_id, computer)
         async with _redis_errors(f"user {user_id} dice secret"):
             found = await self._r.set(key, fresh, ex=SETTINGS_TTL, get=True)
         return None if found is None else str(found)
 
-    async def pending_dice_secret(self, user_id: int, fresh: str) -> str:
-        """The user's pending dice secret (`fresh` becomes it if they had none): what /seed commits to."""
-        key = dice_secret_key(user_id)
+    async def pending_dice_secret(self, user_id: int, fresh: str, computer: bool = False) -> str:
+        """The user's pending dice secret (`fresh` becomes it if they had none): what /seed commits to.
+        `computer`: the computer's part for the user's next game against it."""
+        key = dice_secret_key(user_id, computer)
         async with _redis_errors(f"user {user_id} dice secret"), self._r.pipeline(transaction=True) as pipe:
             pipe.set(key, fresh, ex=SETTINGS_TTL, nx=True)
             pipe.get(key)
@@ -1307,6 +1320,7 @@ class Storage:
             user_games_key(user_id),
             user_settings_key(user_id),
             dice_secret_key(user_id),
+            dice_secret_key(user_id, computer=True),
             user_seek_key(user_id),
             user_homes_key(user_id),
             *(limit_key(f"u{user_id}", kind) for kind in ("press", "command", "inline")),

@@ -94,6 +94,7 @@ class Table:
     moved_at: float | None = None  # unix time of the last change (the bot's clock); None: unknown
     fair: FairSeeds | None = None  # the seeds this game's dice derive from (None: a game from before)
     proof: dict[str, Any] | None = None  # the previous game of the series, verifiable: see fair_proof
+    proofs: tuple[dict[str, Any], ...] = ()  # the dice proofs (fair_proof) of this match's earlier games
     messages: dict[str, int] = field(default_factory=dict, compare=False)  # target key -> message id
     shown: dict[str, int] = field(default_factory=dict, compare=False)  # target key -> version it shows
     rated: tuple[tuple[float, float] | None, tuple[float, float] | None] | None = field(
@@ -224,6 +225,7 @@ class Table:
             "moved_at": self.moved_at,
             **({"fair": self.fair.to_json()} if self.fair is not None else {}),
             **({"proof": self.proof} if self.proof is not None else {}),
+            **({"proofs": list(self.proofs)} if self.proofs else {}),
         }
 
     @classmethod
@@ -252,6 +254,7 @@ class Table:
             moved_at=None if d.get("moved_at") is None else float(d["moved_at"]),
             fair=FairSeeds.from_json(d["fair"]) if d.get("fair") else None,
             proof=d.get("proof"),
+            proofs=tuple(d.get("proofs", ())),
             messages=dict(messages or {}),
             shown=dict(shown or {}),
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import re
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Coroutine
@@ -235,15 +236,19 @@ async def viewer_settings(d: Deps, user: User | None) -> tuple[int | None, Setti
 async def game_seeds(d: Deps, white: Person, black: Person) -> Seeds:
     """For a game starting now: the players' own dice seeds (/seed; None for a side with none: the
     computer, or a player who chose random) and their parts of the dice's secret, each person's drawn
-    before this game (its SHA-256 was theirs to see in /seed) and replaced by a fresh one in one step."""
+    before this game (its SHA-256 was theirs to see in /seed) and replaced by a fresh one in one step; the
+    computer's part likewise, drawn before the game for its opponent (whose /seed showed its SHA-256 too)."""
 
-    async def one(p: Person) -> tuple[str | None, str | None]:
+    async def one(p: Person, opponent: Person) -> tuple[str | None, str | None]:
+        fresh = secrets.token_hex(SEED_BYTES)
+        if p.is_computer and opponent.reachable:
+            return None, await d.storage.take_dice_secret(opponent.user_id, fresh, computer=True)
         if p.is_computer or not p.reachable:
             return None, None
         client = (await d.settings.get(p.user_id)).seed or None
-        return client, await d.storage.take_dice_secret(p.user_id, secrets.token_hex(SEED_BYTES))
+        return client, await d.storage.take_dice_secret(p.user_id, fresh)
 
-    (wc, wp), (bc, bp) = await one(white), await one(black)
+    (wc, wp), (bc, bp) = await one(white, black), await one(black, white)
     return (wc, bc), (wp, bp)
 
 
@@ -256,14 +261,19 @@ async def active_game(storage: Storage, chat_id: int) -> Table | None:
 UNKNOWN_GAME = N_("I know no game {game}: games are kept 7 days after they end.")
 
 
+GAME_NAME = re.compile(r"([A-Za-z0-9_-]{1,32})(?:/([1-9][0-9]{0,5}))?")  # a game id (new_id), "/N"
+
+
 async def named_game(storage: Storage, name: str) -> tuple[Table, int]:
     """The game a command names, "GAME/N" (N: its number in the series) or "GAME" (the series' current
-    game), as its board's last line writes it: (table, number). Refused if no such game is kept."""
-    game_id, _, raw = name.partition("/")
-    table = await storage.load(game_id) if game_id else None
-    if table is None:
+    game), as its board's last line writes it: (table, number). Refused if no such game is kept; a name
+    that is no game id (another alphabet, too long: typed, never shown by the bot) is refused before Redis
+    is asked."""
+    found = GAME_NAME.fullmatch(name)
+    table = await storage.load(found[1]) if found else None
+    if found is None or table is None:
         raise Refused(UNKNOWN_GAME, game=name[:40])
-    return table, int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 9 else table.number
+    return table, int(found[2]) if found[2] else table.number
 
 
 async def load_table(storage: Storage, game_id: str) -> Table:

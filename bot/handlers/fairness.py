@@ -5,14 +5,15 @@ when it ends, and from both players' seeds (engine/fair_dice.py; README.md "Prov
 
 from __future__ import annotations
 
+import re
 import secrets
 
 from telegram import Message, Update
 from telegram.ext import ContextTypes
 
 from bot.captions import names
-from bot.flow import Refused, fair_proof
-from bot.handlers.common import N_, UNKNOWN_GAME, Deps, command, deps, named_game, user_texts
+from bot.flow import Refused, fair_proof, not_yet
+from bot.handlers.common import N_, Deps, command, deps, named_game, user_texts
 from bot.i18n import Texts
 from bot.table import Table
 from engine.fair_dice import SEED_BYTES, FairDiceError, FairSeeds, commitment, verify
@@ -33,8 +34,15 @@ NEXT_SECRET = N_(
     "The bot's part of the secret for your next game is drawn already. Its SHA-256: {hash}. Choose your own "
     "seed after seeing it if you like: when that game ends, /verify shows the part, to check against this line."
 )
+NEXT_COMPUTER_SECRET = N_(
+    "The computer's part of the secret for your next game against it is drawn already too. Its SHA-256: {hash}."
+)
+NO_LONGER_KEPT = N_(
+    "Game {game} is no longer kept: a series keeps its last two games, and every game of its current match."
+)
 SEED_BAD = N_("A seed is 1-32 characters: Latin letters, digits, _ and -. For example: /seed lucky-7")
 SCRIPT = "scripts/verify_dice.py"
+NAMED = re.compile(r"/verify (\S+)\)")  # a board's dice line names its game: "(/verify GAME/N)"
 MESSAGE_LIMIT = 4096
 
 
@@ -57,9 +65,11 @@ async def seed_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     else:
         chosen = await d.settings.get(user.id)
     pending = await d.storage.pending_dice_secret(user.id, secrets.token_hex(SEED_BYTES))
+    computers = await d.storage.pending_dice_secret(user.id, secrets.token_hex(SEED_BYTES), computer=True)
     lines = [
         t.gettext(SEED_NOW, seed=chosen.seed) if chosen.seed else t.gettext(SEED_RANDOM),
         t.gettext(NEXT_SECRET, hash=commitment(pending)),
+        t.gettext(NEXT_COMPUTER_SECRET, hash=commitment(computers)),
     ]
     d.say(chat.id, "\n\n".join(lines))
 
@@ -78,26 +88,33 @@ async def verify_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
 
 async def _wanted_game(d: Deps, chat_id: int, message: Message, arg: str | None) -> tuple[Table, int]:
     """The table and the game number /verify asks about: `GAME` or `GAME/N` given, else the game of the
-    board replied to, else the chat's current (or last) game."""
+    board replied to (the current board of the chat's game, or any board: its last line names its game),
+    else the chat's current (or last) game."""
     if arg is not None:
         return await named_game(d.storage, arg)
     table = await d.storage.game_of_chat(chat_id)
+    reply = message.reply_to_message
+    if reply is not None and (table is None or table.board_of(chat_id, reply.message_id) is None):
+        named = NAMED.findall(reply.caption or reply.text or "")
+        if not named:
+            raise Refused(NO_GAME)
+        return await named_game(d.storage, named[-1])  # the board's own game (an earlier one is named before)
     if table is None:
         raise Refused(NO_GAME)
-    reply = message.reply_to_message
-    if reply is not None and table.board_of(chat_id, reply.message_id) is None:
-        raise Refused(NO_GAME)  # a board of an older game: its id is on its last line
     return table, table.number
 
 
 def verify_text(t: Texts, table: Table, number: int) -> str:
-    """What /verify says of game `number` of `table`'s series (the current one, or the one before)."""
+    """What /verify says of game `number` of `table`'s series (the current one, the one before, or any
+    earlier game of the current match); Refused, saying which, for a game not played yet or no longer kept."""
+    not_yet(table, number)
+    kept = [p for p in (table.proof, *table.proofs) if p is not None and p.get("number") == number]
     if number == table.number:
         proof = fair_proof(table)
-    elif table.proof is not None and table.proof.get("number") == number:
-        proof = table.proof if "fair" in table.proof else None
+    elif kept:
+        proof = kept[0] if "fair" in kept[0] else None
     else:
-        raise Refused(UNKNOWN_GAME, game=f"{table.id}/{number}")
+        raise Refused(NO_LONGER_KEPT, game=f"{table.id}/{number}")
     if proof is None:
         raise Refused(OLD_GAME)
     seeds = FairSeeds.from_json(proof["fair"])

@@ -36,6 +36,9 @@ T = TypeVar("T")
 
 KINDS = ("mat", "txt", "json")
 ON_ITS_WAY = N_("It is on its way.")
+SENT_MOMENTS_AGO = N_(
+    "I sent this file here moments ago: look above. Ask again in a minute for another copy."
+)
 SENT_PRIVATELY = N_("Sent to your private chat with me (if nothing came, open @{bot} and press Start).")
 NO_FINISHED_GAME = N_(
     "No finished game to export here. /export GAME/N for another game (its board's last line names it); "
@@ -146,7 +149,7 @@ async def export_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
         may_see(table, update.effective_user.id)
     kind = kind or default_kind(game)
     if not await d.storage.once(f"export:{table.id}:{number}:{chat.id}:{kind}", SEND_AGAIN_AFTER):
-        raise Refused(ON_ITS_WAY)
+        raise Refused(SENT_MOMENTS_AGO)  # no second file comes: say so
     data, filename = record_file(t, table, game, number, kind)
     send_file(d, chat.id, data, filename, about(t, table, game, number))
 
