@@ -52,7 +52,7 @@ def _game(redis_url: str, game_id: str) -> dict[str, object]:
 def _keys(redis_url: str, pattern: str) -> list[bytes]:
     client = redis.Redis.from_url(redis_url)
     try:
-        return sorted(client.keys(pattern))
+        return sorted(bytes(key) for key in client.scan_iter(match=pattern))
     finally:
         client.close()
 
