@@ -28,6 +28,12 @@ HINTED = (
 )  # variants whose boards offer 💡 (a hint: the best play, the chances) at a turn's start
 
 
+def hinted(table: Table) -> bool:
+    """Whether the board offers 💡 at a turn's start: a variant with hints, in a game that changes no
+    rating (a hint in a rated game would let the expert play it)."""
+    return table.game.game in HINTED and not table.changes_ratings
+
+
 def move_label(t: Texts, move: Move, with_die: bool = False) -> str:
     """`13→7`, `bar→20` / `бар→20`, `6→⌂`, a `*` when it hits; the die in brackets when needed."""
     src = t.gettext("bar") if move.src == BAR else str(move.src)
@@ -65,7 +71,8 @@ def board_markup(t: Texts, table: Table, viewer: Side | None) -> InlineKeyboardM
     whole = whole_play_buttons(t, table)
     if whole:  # few plays: each one a button (a press plays the whole turn)
         rows = [whole[i : i + PLAYS_ROW] for i in range(0, len(whole), PLAYS_ROW)]
-        rows.append([InlineKeyboardButton("💡", callback_data=callbacks.hint(table.id, table.version))])
+        if hinted(table):
+            rows.append([InlineKeyboardButton("💡", callback_data=callbacks.hint(table.id, table.version))])
         if table.mode == "inline":
             rows.append(
                 [
@@ -97,7 +104,7 @@ def board_markup(t: Texts, table: Table, viewer: Side | None) -> InlineKeyboardM
         last.append(
             InlineKeyboardButton(t.gettext("✅ Done"), callback_data=callbacks.done(table.id, table.version))
         )
-    elif not table.moves and game.game in HINTED:
+    elif not table.moves and hinted(table):
         last.append(InlineKeyboardButton("💡", callback_data=callbacks.hint(table.id, table.version)))
     if last:
         rows.append(last)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -53,9 +54,11 @@ def test_few_plays_are_offered_whole_and_many_as_single_moves() -> None:
     plays = table.game.rules.turn_plays(table.game.position, table.game.dice or Dice(6, 5))
     assert 2 <= len(plays) <= WHOLE_PLAYS
     labels = _labels(table)
-    assert labels[-1] == "💡" and len(labels) == len(plays) + 1, labels
-    assert all(" " in label for label in labels[:-1]), "each button is a whole play: two moves"
+    assert len(labels) == len(plays), labels  # and no 💡: a game between two people is rated
+    assert all(" " in label for label in labels), "each button is a whole play: two moves"
     assert "13→7 10→5" in labels, labels
+    computer = Person(0, "Computer", level="expert")
+    assert _labels(replace(table, mode="computer", players=(table.players[0], computer)))[-1] == "💡"
     start = Game.new("short").opening_roll(5, 3)  # 5-3 from the start: many plays
     many = Table("g6", "group", start, (Person(1, "A"), Person(2, "B")), "en", chat_id=-5, version=2)
     assert "24→21" in _labels(many) and not any(" " in label for label in _labels(many))
