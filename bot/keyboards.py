@@ -201,15 +201,17 @@ def move_on_buttons(t: Texts, table: Table) -> list[InlineKeyboardButton]:
 @lru_cache(maxsize=1024)
 def moved_twice(rules: Rules, position: Position, dice: Dice) -> tuple[tuple[Move, Move], ...]:
     """The legal starts of a turn in which one checker moves twice: (first move, the same checker on),
-    one per checker and final point, read from the turn's legal plays (the engine keeps them for the move
-    picker: no search of its own). Memoised by content: every board of a turn asks again."""
+    one per checker and final point, for every checker and two-step destination that some legal play
+    contains (whichever of its moves the engine lists first: at the start with 2-2, `6→4→2`). Read from
+    the move picker's own steps (the engine's memoised TurnStep, the check a press passes), the larger
+    die first where both orders are legal. Memoised by content: every board of a turn asks again."""
     found: dict[tuple[int, int], tuple[Move, Move]] = {}
-    for play in rules.turn_plays(position, dice):
-        if len(play.moves) < 2:
+    for first in sorted(rules.turn_step(position, dice).next_moves, key=lambda m: -m.die):
+        if first.dst == OFF:
             continue
-        first, second = play.moves[0], play.moves[1]
-        if first.dst != OFF and second.src == first.dst:
-            found.setdefault((first.src, second.dst), (first, second))
+        for second in rules.turn_step(position, dice, (first,)).next_moves:
+            if second.src == first.dst:
+                found.setdefault((first.src, second.dst), (first, second))
     return tuple(sorted(found.values(), key=lambda pair: (-pair[0].src, -pair[1].dst)))
 
 
