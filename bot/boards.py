@@ -307,8 +307,12 @@ class Boards:
 
     async def _with_ratings(self, table: Table) -> Table:
         """`table` with its players' rating changes, when its game ended a rated match (recorded by the
-        save that ended it: bot/stats.py); as it is otherwise, or when they cannot be read."""
-        if not table.over or table.rated is not None or not all(p.reachable for p in table.players):
+        save that ended it: bot/stats.py); as it is otherwise, or when they cannot be read. A match ended
+        by a player's /forget was rated too: the line shows the other player's change only (the forgotten
+        player's rating is deleted)."""
+        if not table.over or table.rated is not None or any(p.is_computer for p in table.players):
+            return table
+        if not any(p.reachable for p in table.players):
             return table
         if table.match.is_match and not table.match.over:
             return table
@@ -319,7 +323,10 @@ class Boards:
             return table
         if outcome is None or not outcome.rated:
             return table
-        pairs = tuple(None if r is None else (r.before, r.after) for r in outcome.ratings)
+        pairs = tuple(
+            None if r is None or not player.reachable else (r.before, r.after)
+            for r, player in zip(outcome.ratings, table.players, strict=True)
+        )
         return replace(table, rated=(pairs[0], pairs[1]))
 
     async def _personal(self, table: Table, target: Target) -> Target:

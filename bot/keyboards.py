@@ -28,6 +28,12 @@ HINTED = (
 )  # variants whose boards offer 💡 (a hint: the best play, the chances) at a turn's start
 
 
+def hinted(table: Table) -> bool:
+    """Whether the board offers 💡 at a turn's start: a variant with hints, in a game that changes no
+    rating (a hint in a rated game would let the expert play it)."""
+    return table.game.game in HINTED and not table.changes_ratings
+
+
 def move_label(t: Texts, move: Move, with_die: bool = False) -> str:
     """`13→7`, `bar→20` / `бар→20`, `6→⌂`, a `*` when it hits; the die in brackets when needed."""
     src = t.gettext("bar") if move.src == BAR else str(move.src)
@@ -65,7 +71,8 @@ def board_markup(t: Texts, table: Table, viewer: Side | None) -> InlineKeyboardM
     whole = whole_play_buttons(t, table)
     if whole:  # few plays: each one a button (a press plays the whole turn)
         rows = [whole[i : i + PLAYS_ROW] for i in range(0, len(whole), PLAYS_ROW)]
-        rows.append([InlineKeyboardButton("💡", callback_data=callbacks.hint(table.id, table.version))])
+        if hinted(table):
+            rows.append([InlineKeyboardButton("💡", callback_data=callbacks.hint(table.id, table.version))])
         if table.mode == "inline":
             rows.append(
                 [
@@ -97,7 +104,7 @@ def board_markup(t: Texts, table: Table, viewer: Side | None) -> InlineKeyboardM
         last.append(
             InlineKeyboardButton(t.gettext("✅ Done"), callback_data=callbacks.done(table.id, table.version))
         )
-    elif not table.moves and game.game in HINTED:
+    elif not table.moves and hinted(table):
         last.append(InlineKeyboardButton("💡", callback_data=callbacks.hint(table.id, table.version)))
     if last:
         rows.append(last)
@@ -194,15 +201,17 @@ def move_on_buttons(t: Texts, table: Table) -> list[InlineKeyboardButton]:
 @lru_cache(maxsize=1024)
 def moved_twice(rules: Rules, position: Position, dice: Dice) -> tuple[tuple[Move, Move], ...]:
     """The legal starts of a turn in which one checker moves twice: (first move, the same checker on),
-    one per checker and final point, read from the turn's legal plays (the engine keeps them for the move
-    picker: no search of its own). Memoised by content: every board of a turn asks again."""
+    one per checker and final point, for every checker and two-step destination that some legal play
+    contains (whichever of its moves the engine lists first: at the start with 2-2, `6→4→2`). Read from
+    the move picker's own steps (the engine's memoised TurnStep, the check a press passes), the larger
+    die first where both orders are legal. Memoised by content: every board of a turn asks again."""
     found: dict[tuple[int, int], tuple[Move, Move]] = {}
-    for play in rules.turn_plays(position, dice):
-        if len(play.moves) < 2:
+    for first in sorted(rules.turn_step(position, dice).next_moves, key=lambda m: -m.die):
+        if first.dst == OFF:
             continue
-        first, second = play.moves[0], play.moves[1]
-        if first.dst != OFF and second.src == first.dst:
-            found.setdefault((first.src, second.dst), (first, second))
+        for second in rules.turn_step(position, dice, (first,)).next_moves:
+            if second.src == first.dst:
+                found.setdefault((first.src, second.dst), (first, second))
     return tuple(sorted(found.values(), key=lambda pair: (-pair[0].src, -pair[1].dst)))
 
 

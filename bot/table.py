@@ -132,6 +132,13 @@ class Table:
         return self.game.phase is Phase.OVER
 
     @property
+    def changes_ratings(self) -> bool:
+        """Whether this game's match changes ratings when it ends: two different people play it (as
+        bot/stats.py rates a match). Such a game offers no hint."""
+        white, black = self.players
+        return white.reachable and black.reachable and white.user_id != black.user_id
+
+    @property
     def chats(self) -> tuple[int, ...]:
         """The chats whose current game this table is (an inline game is nobody's: a player may have several)."""
         if self.mode == "inline":

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +58,10 @@ _MAT_MOVE_WIDTH = 28
 _MAT_LEFT_WINS = " " * 6
 _MAT_RIGHT_WINS = " " * 34
 _MAT_NAME_BYTES = 31  # gnubg keeps MAX_NAME_LEN - 1 = 31 bytes of a name
+# gnubg's export writes a game's score line as " %-31s%s : %d": the first player's "NAME : SCORE" padded to
+# 31 bytes, the second player's right after it. A cell of 31 bytes or more glues the two ("…Петров : 0Bob"),
+# and gnubg cannot read its own file back: the first player's cell must stay within 30 bytes.
+_MAT_LEFT_CELL_BYTES = 30
 
 
 class RecordError(GameRecordError):
@@ -85,11 +90,21 @@ def clean_name(name: str) -> str:
     return " ".join(name.split())
 
 
-def _mat_name(name: str, fallback: str) -> str:
-    """A name gnubg's .mat reader keeps whole: no colon (it ends the name), at most 31 UTF-8 bytes."""
+def _mat_name(name: str, fallback: str, limit: int = _MAT_NAME_BYTES) -> str:
+    """A name gnubg's .mat reader keeps whole: no colon (it ends the name), at most `limit` UTF-8 bytes,
+    cut between characters."""
     cleaned = clean_name(name.replace(":", " ")) or fallback
-    data = cleaned.encode()[:_MAT_NAME_BYTES]
+    data = cleaned.encode()[:limit]
     return data.decode(errors="ignore").rstrip() or fallback
+
+
+def mat_names(white: str, black: str, scores: Iterable[tuple[int, int]] = ((0, 0),)) -> tuple[str, str]:
+    """The players' names as a .mat file of games with these scores writes them: both cut to one limit,
+    so that the first player's `NAME : SCORE` fits gnubg's 30 bytes for the widest score (26 bytes for
+    scores below 10) and the file survives gnubg's import, its export and a second import unchanged."""
+    digits = max((len(str(score)) for pair in scores for score in pair), default=1)
+    limit = min(_MAT_NAME_BYTES, _MAT_LEFT_CELL_BYTES - len(" : ") - digits)
+    return _mat_name(white, "White", limit), _mat_name(black, "Black", limit)
 
 
 # ----- GNU Backgammon .mat ------------------------------------------------------------------------
@@ -127,7 +142,10 @@ def _mat_header(length: int, comments: tuple[str, ...] = ()) -> list[str]:
 
 
 def _mat_score_line(names: tuple[str, str], score: tuple[int, int]) -> str:
-    return f"{f' {names[0]} : {score[0]}':<{_MAT_NAME_WIDTH}} {names[1]} : {score[1]}"
+    """` White : 0   Black : 0`, the first cell padded to 31 bytes as gnubg's C printf pads it (not to 31
+    characters: a Cyrillic or emoji name takes more bytes than characters)."""
+    left = f" {names[0]} : {score[0]}"
+    return f"{left}{' ' * (_MAT_NAME_WIDTH - len(left.encode()))} {names[1]} : {score[1]}"
 
 
 def _points_text(points: int) -> str:
@@ -225,7 +243,7 @@ def to_mat(game: Game, *, white: str, black: str) -> str:
     not yet played is left out: gnubg would play a forced move for it. Only a game resigned on its
     opening roll, before any play, shows that roll with no play, as gnubg needs a roll to have a game to
     resign."""
-    names = (_mat_name(white, "White"), _mat_name(black, "Black"))
+    names = mat_names(white, black)
     if not _mat_money(game):
         return "\n".join(_mat_header(1) + _mat_game(game, 1, names, (0, 0))) + "\n"
     assert game.cube is not None
@@ -288,7 +306,7 @@ def match_to_mat(match: Match, current: Game | None, *, white: str, black: str) 
     or koks borne off while the cube was never turned. A series of one game is written as `to_mat`
     writes that game."""
     games = match_games(match, current)
-    names = (_mat_name(white, "White"), _mat_name(black, "Black"))
+    names = mat_names(white, black, (item.score for item in games))
     if not match.is_match and len(games) == 1:
         return to_mat(games[0].game, white=white, black=black)
     if match.is_match:

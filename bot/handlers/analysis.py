@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 PLAYERS_ONLY = N_("Only the players of this game can ask for its analysis.")
 HINT_FOR_MOVER = N_("A hint is for the player on turn.")
+NO_HINT_RATED = N_("No hints in a rated game: it changes both players' ratings.")
 CHUNKS = 4  # the game is judged in this many stretches (a progress edit after each, in private chats)
 ANALYSE_AGAIN_AFTER = 300.0  # seconds: one analysis of a game per chat in this time
 HINTS_KEPT = 512  # hints kept per process, by (game, version): a press again costs no search
@@ -203,6 +204,8 @@ async def on_hint(
     """💡: the best plays for the player on turn and their chance to win, as an alert only they see."""
     d = deps(context)
     table = await load_table(d.storage, cb.game)
+    if table.changes_ratings:  # never offered on such a board (bot/keyboards.py hinted): a forged press
+        raise Refused(NO_HINT_RATED)
     if table.version != cb.version:
         raise Refused("This board is out of date. Use the latest message.")
     game = table.game

@@ -12,6 +12,7 @@ from telegram.ext import ContextTypes
 from bot import button_homes
 from bot.flow import Refused
 from bot.handlers.common import GAME_ON, N_, Deps, active_game, command, deps, person, user_texts
+from bot.handlers.inline import START_PARAMETER
 from bot.handlers.menus import accept_invite
 from bot.handlers.quickmatch import STOPPED, stop_search
 from bot.i18n import Texts, texts
@@ -85,10 +86,10 @@ def _help(t: Texts) -> str:
 
 @command
 async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """/start, and /start <token> from an invitation link."""
+    """/start, and /start <token> from an invitation link (`inline`, from inline mode's button: a plain /start)."""
     t = user_texts(update)
     assert update.effective_chat is not None and update.effective_user is not None
-    if context.args and update.effective_chat.type == ChatType.PRIVATE:
+    if context.args and context.args[0] != START_PARAMETER and update.effective_chat.type == ChatType.PRIVATE:
         await accept_invite(update, context, context.args[0])
         return
     deps(context).say(

@@ -46,20 +46,27 @@ from bot.table import Challenge
 
 log = logging.getLogger(__name__)
 
+START_PARAMETER = "inline"  # /start's parameter from the inline answers' button (no invitation's token)
 INLINE_CACHE = 30  # seconds Telegram may reuse an answer, per user (the results carry the user's challenge)
-_USERNAME = re.compile(r"^@?([A-Za-z][A-Za-z0-9_]{3,31})$")
+_USERNAME = re.compile(r"^@([A-Za-z][A-Za-z0-9_]{3,31})$")  # only a word with its @ names someone
 NOT_HERE = N_("Games in any chat are not available on this bot yet")
 CHALLENGE = N_("⚔️ {name} challenges you to {variant}. Press Accept to play here.")
 CHALLENGE_TO = N_("⚔️ {name} challenges @{target} to {variant}. @{target}, press Accept to play here.")
 
 
 def target_of(query: str) -> str | None:
-    """`@bot @username` challenges that user only: their username in lower case; anything else: nobody."""
+    """`@bot @username` challenges that user only: their username in lower case. A word without its `@`
+    (`@bot let us play now`) names nobody: the cards are open to anyone."""
     for word in query.split():
         found = _USERNAME.match(word)
-        if found and word.lower() not in ("cube", "куб"):
+        if found:
             return found[1].lower()
     return None
+
+
+def private_chat_button(t: Texts) -> InlineQueryResultsButton:
+    """The button above the results that opens the bot's private chat (`/start inline`: its greeting)."""
+    return InlineQueryResultsButton(t.gettext("Play in the bot's chat"), start_parameter=START_PARAMETER)
 
 
 def formats_of(query: str) -> tuple[str, str]:
@@ -107,9 +114,7 @@ async def on_inline_query(update: Update, context: ContextTypes.DEFAULT_TYPE) ->
                 ],
                 cache_time=INLINE_CACHE,
                 is_personal=True,
-                button=InlineQueryResultsButton(
-                    t.gettext("Play in the bot's chat"), start_parameter="inline"
-                ),
+                button=private_chat_button(t),
             )
         )
         return
@@ -137,7 +142,9 @@ async def on_inline_query(update: Update, context: ContextTypes.DEFAULT_TYPE) ->
     except (StorageError, TelegramError) as err:
         log.warning("inline query %s could not be answered: %s", query.id, err)
         return  # Telegram shows nothing; the user may type again
-    await _answer_inline(query.answer(results, cache_time=INLINE_CACHE, is_personal=True))
+    await _answer_inline(
+        query.answer(results, cache_time=INLINE_CACHE, is_personal=True, button=private_chat_button(t))
+    )
 
 
 async def _answer_inline(answering: object) -> None:

@@ -329,7 +329,7 @@ async def test_move_labels_come_from_the_movers_side() -> None:
     assert markup is not None
     labels = [b.text for row in markup.inline_keyboard for b in row]
     expected = sorted(table.step().next_moves, key=lambda m: (-m.src, -m.die))
-    assert labels == [f"{m.src}→{m.dst}" for m in expected] + ["13→7→6", "💡"]  # one checker twice; a hint
+    assert labels == [f"{m.src}→{m.dst}" for m in expected] + ["13→7→6"]  # one checker twice; no hint: rated
     assert {"24→18", "24→23", "13→7", "8→2", "8→7", "6→5"} <= set(labels)
     assert board_markup(t, table, Side.BLACK) is None
 

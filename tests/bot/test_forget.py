@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from unittest.mock import ANY
 
+import pytest
 import redis
 
 from bot import button_homes
@@ -164,4 +165,27 @@ def test_no_keeps_everything_and_a_stranger_has_nothing_to_delete(
         "Settings deleted (back to the defaults): 0"
     )
     assert everything(redis_url) == before
+    assert not bot.errors.records, bot.errors.messages()
+
+
+def test_forget_during_a_rated_match_rates_it_and_its_end_shows_the_rating_line(
+    tg: FakeTelegram, bot: BotRunner, dice: ScriptedDice, redis_url: str
+) -> None:
+    alice, bob = SimUser(tg, 1, "Alicia"), SimUser(tg, 2, "Bob")
+    tg.add_chat(GROUP, "group", "Nardy club")
+    menu = reply_to(alice, "/newgame", GROUP)
+    assert not getattr(alice.press_data(menu, f"v:{alice.id}:short.3"), "show_alert", False)
+    assert not bob.press(tg.message(GROUP, menu.message_id), "Join").show_alert
+    first = board(tg, GROUP)
+    assert "match to 3, game 1" in (first.caption or ""), first.caption
+    answer = alice.press(reply_to(alice, "/forget"), "Yes, delete my data")
+    assert not answer.show_alert, answer.text
+    caption = tg.wait_for(
+        lambda: "Rating: " in (board(tg, GROUP).caption or "") and board(tg, GROUP).caption, 10, "the ratings"
+    )
+    assert "a former player resigned the match." in caption and "Bob wins the match 3 : 0" in caption, caption
+    # a match to 3 between two newcomers: 4·√3·0.5·5 = 17.3 points; her own rating is deleted, not shown
+    assert "Rating: Bob 1517.3 (+17.3)\n" in caption, caption
+    bob_stats = json.loads(everything(redis_url)["nardy:user:2:stats"])
+    assert float(bob_stats["short:rating"]) == pytest.approx(1517.32, abs=0.01), bob_stats
     assert not bot.errors.records, bot.errors.messages()

@@ -9,6 +9,7 @@ import random
 
 from PIL import Image
 
+from bot.flow import ScriptedDice
 from engine import Phase
 from engine.records import parse_json
 from testkit.fake_telegram import FakeTelegram, SimUser
@@ -157,23 +158,59 @@ def test_the_analysis_is_for_players_only_shows_progress_then_the_report_and_the
 
 
 def test_a_hint_is_an_alert_for_the_player_on_turn_only(tg: FakeTelegram, bot: BotRunner) -> None:
-    anna = SimUser(tg, 51, "Anna")
+    anna, eve = SimUser(tg, 51, "Anna"), SimUser(tg, 54, "Eve")
     msg = start_computer_game(tg, anna, "short", "Beginner")
     hint = anna.press(msg, "💡", wait_edit=False)
     assert hint.show_alert and (hint.text or "").startswith("💡 Best: "), hint.text
     assert "chance to win" in (hint.text or "") and len(hint.text or "") <= 200
 
-    alice, bob = SimUser(tg, 52, "Alice"), SimUser(tg, 53, "Bob")
-    group_board = start_group_game(tg, GROUP, alice, bob, "long")
-    match = MOVER.search(group_board.caption or "")
-    assert match, group_board.caption
-    waiting = bob if match["name"] == "Alice" else alice
-    refused = waiting.press(group_board, "💡", wait_edit=False)
-    assert refused.show_alert and refused.text == "A hint is for the player on turn.", refused.text
-    stale = waiting.press_data(group_board, data_of(group_board, "h:")[0].rsplit(":", 1)[0] + ":999")
+    forged = data_of(msg, "h:")[0]
+    refused = eve.press_data(msg, forged)
+    assert isinstance(refused, CallbackAnswer) and refused.show_alert, refused
+    assert refused.text == "A hint is for the player on turn.", refused.text
+    stale = anna.press_data(msg, forged.rsplit(":", 1)[0] + ":999")
     assert (
         isinstance(stale, CallbackAnswer)
         and stale.text == "This board is out of date. Use the latest message."
+    )
+    assert not bot.errors.records, bot.errors.messages()
+
+
+NO_HINT_RATED = "No hints in a rated game: it changes both players' ratings."
+
+
+def _forged_hint(msg: StoredMessage) -> str:
+    """`h:<game>:<version>` for the board `msg` shows, made from one of its move buttons."""
+    _, game, version = (data_of(msg, "m:") or data_of(msg, "p:"))[0].split(":")[:3]
+    return f"h:{game}:{version}"
+
+
+def test_a_rated_group_game_offers_no_hint_and_refuses_a_forged_one(
+    tg: FakeTelegram, bot: BotRunner, dice: ScriptedDice
+) -> None:
+    alice, bob = SimUser(tg, 55, "Alice"), SimUser(tg, 56, "Bob")
+    dice.push(5, 3)  # Alice moves first with 5-3: single moves and 13→8→5 buttons
+    group_board = start_group_game(tg, GROUP, alice, bob, "short")
+    assert "Alice moves" in (group_board.caption or ""), group_board.caption
+    assert "💡" not in group_board.button_texts and not data_of(group_board, "h:"), group_board.button_texts
+    refused = alice.press_data(group_board, _forged_hint(group_board))
+    assert isinstance(refused, CallbackAnswer) and refused.show_alert and refused.text == NO_HINT_RATED, (
+        refused
+    )
+    assert not bot.errors.records, bot.errors.messages()
+
+
+def test_a_rated_friend_game_offers_no_hint_in_any_language_and_refuses_a_forged_one(
+    tg: FakeTelegram, bot: BotRunner, dice: ScriptedDice
+) -> None:
+    anna, boris = SimUser(tg, 57, "Anna"), SimUser(tg, 58, "Boris", "ru")
+    dice.push(1, 6)  # Boris (black, Russian) moves first with 6-1
+    _, boris_board = start_friend_game(tg, anna, boris, "short")
+    assert "💡" not in boris_board.button_texts and not data_of(boris_board, "h:"), boris_board.button_texts
+    refused = boris.press_data(boris_board, _forged_hint(boris_board))
+    assert isinstance(refused, CallbackAnswer) and refused.show_alert, refused
+    assert refused.text == "Подсказок нет в рейтинговой игре: она меняет рейтинги обоих игроков.", (
+        refused.text
     )
     assert not bot.errors.records, bot.errors.messages()
 

@@ -120,3 +120,20 @@ def test_one_checker_moved_twice_is_one_press_and_one_edit(
     assert "Moves so far:" in (board(tg, GROUP).caption or "")
     assert "✅ Done" not in board(tg, GROUP).button_texts
     assert not bot.errors.records, bot.errors.messages()
+
+
+def test_the_two_two_start_offers_six_four_two_and_one_press_plays_it(
+    tg: FakeTelegram, bot: BotRunner, dice: ScriptedDice
+) -> None:
+    alice, bob = SimUser(tg, 69, "Alice"), SimUser(tg, 70, "Bob")
+    dice.push(6, 1, 2, 2)  # Alice (white) 6-1 first; then Bob, at his start position, 2-2
+    msg = start_group_game(tg, GROUP, alice, bob, "short")
+    alice.press(msg, "13→7→6")
+    now = board(tg, GROUP)
+    assert "Bob moves, dice 2-2." in (now.caption or ""), now.caption
+    onward = [t for t in now.button_texts if t.count("→") == 2]
+    assert {"6→4→2", "13→11→9", "24→22→20", "8→6→4"} <= set(onward), onward  # 13 legal plays hold 6→4→2
+    bob.press(msg, "6→4→2")
+    caption = board(tg, GROUP).caption or ""
+    assert "Moves so far: 6/4 4/2\n" in caption, caption  # one press, both moves of that checker
+    assert not bot.errors.records, bot.errors.messages()

@@ -13,7 +13,7 @@ import pytest
 
 from bot.flow import ScriptedDice, engine_computer
 from testkit.fake_telegram import FakeTelegram, SimUser
-from testkit.fake_telegram.play import MOVER, play_turn
+from testkit.fake_telegram.play import MOVER, play_turn, reply_to
 from testkit.fake_telegram.runner import BotRunner
 from testkit.fake_telegram.server import CallbackAnswer, StoredMessage
 
@@ -116,6 +116,37 @@ def test_a_named_challenge_is_for_that_user_only(tg: FakeTelegram, inline_bot: B
     assert "⚔️" in (_now(tg, card).caption or ""), "still a card"
     assert not carol.press(card, "Accept").show_alert
     assert "Long nardy" in (_now(tg, card).caption or "") and "⚔️" not in (_now(tg, card).caption or "")
+
+
+def test_plain_words_in_the_query_name_nobody_and_the_cards_are_open_to_anyone(
+    tg: FakeTelegram, inline_bot: BotRunner
+) -> None:
+    alice, carol = SimUser(tg, 1, "Alice"), SimUser(tg, 3, "Carol", username="Carol_X")
+    for query in ("let us play now", "play carol_x", "nardy please"):
+        answer = tg.wait_inline_answer(tg.inline_query(alice.json, query))
+        captions = [str(r["caption"]) for r in answer["results"]]
+        assert len(captions) == 2 and all("challenges you to" in c and "@" not in c for c in captions), (
+            captions
+        )
+    card = _card(tg, alice, "short", "let us play now")
+    assert "Alice challenges you to Short nardy" in (card.caption or ""), card.caption
+    assert not carol.press(card, "Accept").show_alert, "an open card: anyone may accept it"
+    assert "⚔️" not in (_now(tg, card).caption or ""), "the card became the board"
+    assert not inline_bot.errors.records, inline_bot.errors.messages()
+
+
+def test_the_answer_with_cards_carries_a_button_to_the_private_chat_that_greets(
+    tg: FakeTelegram, inline_bot: BotRunner
+) -> None:
+    alice = SimUser(tg, 1, "Alice", "ru")
+    answer = tg.wait_inline_answer(tg.inline_query(alice.json, ""))
+    assert [r["type"] for r in answer["results"]] == ["photo", "photo"]
+    assert answer["button"] == {"text": "Играть в чате с ботом", "start_parameter": "inline"}, answer.get(
+        "button"
+    )
+    greeting = reply_to(alice, "/start inline").body
+    assert greeting.startswith("Привет!"), greeting  # the greeting, not an invitation's refusal
+    assert not inline_bot.errors.records, inline_bot.errors.messages()
 
 
 def test_the_challenger_withdraws_a_card_and_then_nobody_can_accept_it(

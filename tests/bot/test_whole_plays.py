@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -12,9 +13,9 @@ from bot import callbacks
 from bot.callbacks import BadCallback
 from bot.flow import Refused, ScriptedDice, press_play, press_play_to_end
 from bot.i18n import texts
-from bot.keyboards import WHOLE_PLAYS, board_markup
+from bot.keyboards import WHOLE_PLAYS, board_markup, moved_twice
 from bot.table import Person, Table
-from engine import Dice, Game, Phase, Play, Position, Side, find_rules
+from engine import OFF, Dice, Game, Phase, Play, Position, Rules, Side, find_rules
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import (
     MOVER,
@@ -26,6 +27,7 @@ from testkit.fake_telegram.play import (
     start_group_game,
 )
 from testkit.fake_telegram.runner import BotRunner
+from testkit.random_play import random_play_positions
 
 # white: two checkers on 13 and 10, the rest home; black: two back checkers. 6-5: five ways to play.
 POSITION = Position.from_counts({13: 1, 10: 1, 6: 13}, {24: 2, 13: 13})
@@ -53,12 +55,66 @@ def test_few_plays_are_offered_whole_and_many_as_single_moves() -> None:
     plays = table.game.rules.turn_plays(table.game.position, table.game.dice or Dice(6, 5))
     assert 2 <= len(plays) <= WHOLE_PLAYS
     labels = _labels(table)
-    assert labels[-1] == "💡" and len(labels) == len(plays) + 1, labels
-    assert all(" " in label for label in labels[:-1]), "each button is a whole play: two moves"
+    assert len(labels) == len(plays), labels  # and no 💡: a game between two people is rated
+    assert all(" " in label for label in labels), "each button is a whole play: two moves"
     assert "13→7 10→5" in labels, labels
+    computer = Person(0, "Computer", level="expert")
+    assert _labels(replace(table, mode="computer", players=(table.players[0], computer)))[-1] == "💡"
     start = Game.new("short").opening_roll(5, 3)  # 5-3 from the start: many plays
     many = Table("g6", "group", start, (Person(1, "A"), Person(2, "B")), "en", chat_id=-5, version=2)
     assert "24→21" in _labels(many) and not any(" " in label for label in _labels(many))
+
+
+def _chains(rules: Rules, position: Position, dice: Dice) -> set[tuple[int, int]]:
+    """(checker's point, final point) of every checker that some legal play moves twice in a row, from
+    where it stands when the turn starts, whatever order the engine lists the play's moves in."""
+    return {
+        (a.src, b.dst)
+        for play in rules.turn_plays(position, dice)
+        for i, a in enumerate(play.moves)
+        for j, b in enumerate(play.moves)
+        if i != j and a.dst == b.src and a.dst != OFF and position.x[a.src] > 0
+    }
+
+
+@pytest.mark.parametrize("variant", ["short", "long"])
+def test_every_two_step_destination_of_a_legal_play_is_a_button_at_the_start(variant: str) -> None:
+    rules = find_rules(variant)
+    start = rules.start_position()
+    for high in range(1, 7):
+        for low in range(1, high + 1):
+            dice = Dice(high, low)
+            offered = {(a.src, b.dst) for a, b in moved_twice(rules, start, dice)}
+            assert offered == _chains(rules, start, dice), f"{variant} {dice}"
+    two_two = {
+        (a.src, a.dst, b.dst)
+        for a, b in moved_twice(find_rules("short"), Game.new("short").position, Dice(2, 2))
+    }
+    assert (6, 4, 2) in two_two, sorted(two_two)
+
+
+def test_a_two_step_button_is_offered_exactly_where_its_two_moves_may_start_the_turn() -> None:
+    """In positions of random games: every button is two moves the move picker takes as the turn's first
+    (what a press is checked against), and every legal play's checker moved twice whose two moves may come
+    first has its button."""
+    for variant in ("short", "long"):
+        rules = find_rules(variant)
+        for position, dice in random_play_positions(rules, random.Random(3), 200):
+            first_moves = rules.turn_step(position, dice).next_moves
+            offered = moved_twice(rules, position, dice)
+            for a, b in offered:
+                assert a in first_moves and rules.turn_step(position, dice, (a,)).find(a.dst, b.die) == b
+            playable = {
+                (a.src, b.dst)
+                for play in rules.turn_plays(position, dice)
+                for a in play.moves
+                for b in play.moves
+                if a in first_moves
+                and a.dst == b.src
+                and a.dst != OFF
+                and rules.turn_step(position, dice, (a,)).find(b.src, b.die) is not None
+            }
+            assert {(a.src, b.dst) for a, b in offered} == playable, f"{variant} {position} {dice}"
 
 
 def test_a_whole_play_is_checked_like_its_moves_and_ends_the_turn_with_done_off() -> None:

@@ -19,6 +19,7 @@ from engine.records import (
     RecordError,
     from_json,
     from_text,
+    mat_names,
     mat_play,
     parse_json,
     parse_text,
@@ -224,10 +225,14 @@ def test_mat_writes_the_bar_as_25_and_off_as_0() -> None:
     assert mat_play("pass") == ""
 
 
-def test_mat_names_lose_colons_and_are_cut_to_31_bytes() -> None:
+def test_mat_names_lose_colons_and_are_cut_so_that_gnubgs_export_keeps_a_space_between_them() -> None:
     header = to_mat(known_short_game(), white="a: b\nc", black="Щ" * 40).splitlines()[5]
     assert header.startswith(" a b c : 0 ")
-    assert header.endswith(" " + "Щ" * 15 + " : 0")
+    assert header.endswith(" " + "Щ" * 13 + " : 0"), header  # 26 bytes: " NAME : 0" within gnubg's 30
+    header = to_mat(known_short_game(), white="Константин Петров", black="B").splitlines()[5]
+    assert header == " Константин Пе : 0  B : 0", "a 25-byte name padded to 31 bytes, as gnubg's printf pads"
+    assert mat_names("Ж" * 20, "😀" * 10) == ("Ж" * 13, "😀" * 6)
+    assert mat_names("x" * 40, "y" * 40, [(0, 0), (12, 3)]) == ("x" * 25, "y" * 25), "a two-digit score"
 
 
 def test_mat_is_only_for_short_nardy() -> None:
@@ -361,3 +366,65 @@ def test_gnubg_imports_exported_short_games_as_the_same_game(tmp_path: Path) -> 
         if found != wanted or warnings:
             problems.append(f"{mat.name}: gnubg {found}\nours {wanted}\n{warnings}\n{ours}")
     assert not problems, f"{len(problems)} of {len(cases)} games differ; first: {problems[0]}"
+
+
+# Names of 20 to 40 UTF-8 bytes in four scripts (each the longest prefix of its base within that many bytes).
+NAME_BASES = (
+    "Maximilian Alexander von Humboldt-Rossi",
+    "Константин Петров-Водкин",
+    "Արամ Խաչատրյան Գևորգյան",
+    "😀😁😂🤣😃😄😅😆😉😊",
+)
+SCORE_LINE = re.compile(r"^ (.+?) : (\d+) +(.+?) : (\d+)$")  # " White : 0      Black : 0", a space between
+
+
+def name_within(base: str, size: int) -> str:
+    return base.encode()[:size].decode(errors="ignore")
+
+
+def gnubg_round_trip(gnubg: str, mats: list[Path], home: Path) -> str:
+    """One gnubg run: each file imported, exported (.b.mat), that export imported and exported (.c.mat)."""
+    commands = "".join(
+        f"import mat {m}\nexport match mat {m.with_suffix('.b.mat')}\n"
+        f"import mat {m.with_suffix('.b.mat')}\nexport match mat {m.with_suffix('.c.mat')}\n"
+        for m in mats
+    )
+    env = {**os.environ, "HOME": str(home), "LANG": "C", "LC_ALL": "C"}
+    done = subprocess.run(
+        [gnubg, "-t", "-q", "-r"], input=commands, capture_output=True, text=True, env=env, timeout=120
+    )
+    return done.stdout + done.stderr
+
+
+@pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon (gnubg) is not installed: apt-get install gnubg")
+def test_mat_names_of_20_to_40_bytes_in_any_script_round_trip_through_gnubg(tmp_path: Path) -> None:
+    """gnubg imports our file, exports it, imports its own export and exports that again: both exports
+    are equal, name the players as we do, and hold our game's turns."""
+    assert GNUBG is not None
+    game = known_short_game()
+    cases: list[tuple[Path, str, str]] = []
+    for i, base in enumerate(NAME_BASES):
+        for size in (23, 27, 28, 31, 34, 40):
+            white = name_within(base, size)
+            black = name_within(NAME_BASES[(i + 1) % len(NAME_BASES)], 63 - size)
+            assert all(20 <= len(name.encode()) <= 40 for name in (white, black)), (white, black)
+            mat = tmp_path / f"names{len(cases)}.mat"
+            mat.write_text(to_mat(game, white=white, black=black), encoding="utf-8")
+            cases.append((mat, white, black))
+    out = gnubg_round_trip(GNUBG, [mat for mat, _, _ in cases], tmp_path)
+    warnings = [line for line in out.splitlines() if GNUBG_WARNINGS.search(line)]
+    problems = []
+    for mat, white, black in cases:
+        exported, again = (mat.with_suffix(s) for s in (".b.mat", ".c.mat"))
+        if not (exported.exists() and again.exists()):
+            problems.append(f"{mat.name} ({white!r}, {black!r}): gnubg exported nothing")
+            continue
+        first, second = (p.read_text(encoding="utf-8") for p in (exported, again))
+        body = first[first.index(" Game 1") :]
+        score_line = SCORE_LINE.match(body.splitlines()[1])
+        names = (score_line[1], score_line[3]) if score_line else body.splitlines()[1]
+        found = (names, mat_turns(first), second[second.index(" Game 1") :] == body)
+        wanted = (mat_names(white, black), game_turns(game), True)
+        if found != wanted:
+            problems.append(f"{mat.name} ({white!r}, {black!r}): gnubg {found}, ours {wanted}\n{body}")
+    assert not problems and not warnings, f"{len(problems)} of {len(cases)}: {problems[:1]} {warnings[:3]}"
