@@ -54,6 +54,8 @@ from testkit.fake_telegram.users import SimUser
 LISTEN_BACKLOG = 128
 GAME_KEY = re.compile(r"^nardy:game:[^:]+$")
 BOOKKEEPING = ("nardy:once:", "nardy:limit:", "nardy:unshown", "nardy:update:", "nardy:drawing:")
+# which message each button lives on (bot/button_homes.py): written when a message is sent, not by a press
+HOMES = ("nardy:home:",)
 IMPOLITE = {texts("en").gettext(WENT_WRONG), texts("ru").gettext(WENT_WRONG)}
 ACTIONS: tuple[str, ...] = ("m", "mm", "u", "d", "r", "ry", "rn", "v", "o", "l", "j", "x", "xi", "c", "fy")
 ACTIONS += ("fn", "s", "zz", "")
@@ -275,10 +277,11 @@ class Fuzzer:
     def snapshot(self) -> dict[str, Any]:
         """Every nardy:* key but the bot's bookkeeping: throttles, inbound limits, the boards it is still to
         draw, the versions they show and the lease of the worker drawing them now (a press on a board that
-        is behind, or a stale press repeated, redraws it: that is no change of the game)."""
+        is behind, or a stale press repeated, redraws it: that is no change of the game), and the homes of
+        messages (written once a message the bot sent earlier is out, whatever is pressed meanwhile)."""
         out: dict[str, Any] = {}
         for key in sorted(self.redis.scan_iter(match="nardy:*", count=1000)):
-            if key.startswith(BOOKKEEPING):
+            if key.startswith(BOOKKEEPING + HOMES) or key.endswith(":homes"):
                 continue
             kind = self.redis.type(key)
             if kind == "string":

@@ -96,6 +96,8 @@ def test_a_press_is_answered_even_when_the_first_answer_is_lost(
     menu = reply_to(stranger, "/help")
     tg.inject(Fault("answerCallbackQuery", 502, "Bad Gateway"))
     answer = stranger.press_data(menu, "m:forged:1:13:6")
-    assert isinstance(answer, CallbackAnswer) and answer.text == "This game is over or no longer exists."
+    assert (
+        isinstance(answer, CallbackAnswer) and answer.text == "This button does not belong to this message."
+    )
     assert tg.faults_left() == 0
     assert not bot.errors.records, bot.errors.messages()
