@@ -76,7 +76,7 @@ def test_an_invitation_is_used_once_and_not_by_its_author(tg: FakeTelegram, bot:
         reply_to(alice, f"/start {token}").body == "This is your own invitation. Send the link to a friend."
     )
     bob.say(f"/start {token}")
-    bob.wait_message(lambda m: (m.text or "").startswith("Вы играете с Alice"))
+    bob.wait_message(lambda m: (m.text or "").startswith("Вы играете: Короткие нарды, соперник — Alice"))
     assert wait_board(tg, alice.id) and wait_board(tg, bob.id)
     assert tg.message(alice.id, invite.message_id).body == "Bob accepted your invitation. The game is on!"
     assert reply_to(carol, f"/start {token}").body == "This invitation has expired or was already used."
