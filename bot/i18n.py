@@ -70,6 +70,17 @@ class Texts:
     def ngettext(self, singular: str, plural: str, n: int, **params: Any) -> str:
         return self._catalog.ngettext(singular, plural, n).format(n=n, **params)
 
+    def for_picture(self) -> Texts:
+        """The texts for words drawn on a picture (a board, a replay, a chart): these, or English where this
+        language is written right to left and this Pillow cannot shape it (render.text.shapes_right_to_left:
+        no libraqm or FriBiDi), since its letters would come out unjoined and in the wrong order."""
+        if self.lang in RIGHT_TO_LEFT:
+            from render.text import shapes_right_to_left
+
+            if not shapes_right_to_left():
+                return texts(SOURCE_LANGUAGE)
+        return self
+
 
 def catalog_path(lang: str, suffix: str = ".mo") -> Path:
     """locale/<lang>/LC_MESSAGES/nardy.mo (or .po)."""
