@@ -297,3 +297,15 @@ def test_a_whole_game_in_each_language_leaves_no_english_in_the_captions(
         assert english_in(caption) == set(), f"{lang}: English left in {caption!r}"
     assert texts(lang).gettext("Press Rematch to play again.") in captions[-1]
     assert not bot.errors.records, bot.errors.messages()
+
+
+def test_the_gallery_draws_two_boards_in_every_language_with_nothing_shortened() -> None:
+    from render.board import render_board
+    from render.gallery import translated_samples
+
+    boards = translated_samples()
+    assert sorted({stem.split("-")[0] for stem in boards}) == sorted(LANGUAGES)
+    for stem, view in boards.items():
+        assert render_board(view)[:2] == b"\xff\xd8", stem  # a JPEG
+        if shapes_right_to_left() or stem.split("-")[0] not in RIGHT_TO_LEFT:
+            assert shortened(view) == [], stem
