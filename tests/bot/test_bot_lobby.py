@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.flow import ScriptedDice
+from bot.i18n import LANGUAGES
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import (
     board,
@@ -157,6 +158,15 @@ def test_help_rules_start_and_the_command_menu(tg: FakeTelegram, bot: BotRunner)
     descriptions = tg.descriptions()
     assert descriptions[("short", "")].startswith("Short and long nardy")
     assert descriptions[("description", "ru")].startswith("Короткие нарды")
+    english = {c["description"] for c in commands["all_private_chats/"]}
+    for lang in LANGUAGES[1:]:  # each language's menus and descriptions, in that language
+        for scope in ("default", "all_private_chats", "all_group_chats"):
+            menu = commands[f"{scope}/{lang}"]
+            assert [c["command"] for c in menu] == [c["command"] for c in commands[f"{scope}/"]], lang
+            assert all(3 <= len(c["description"]) <= 256 for c in menu), lang  # Telegram's limits
+            assert not english & {c["description"] for c in menu}, lang
+        assert len(descriptions[("description", lang)]) <= 512, lang
+        assert len(descriptions[("short", lang)]) <= 120, lang
 
 
 def test_an_unknown_command_gets_a_pointer_to_help_in_private_and_silence_in_a_group(
