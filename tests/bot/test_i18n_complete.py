@@ -62,6 +62,13 @@ def strings(message: Any) -> tuple[str, ...]:
 # ---------------------------------------------------------------------- catalogues
 
 
+def test_the_committed_template_holds_the_messages_of_the_code() -> None:
+    from bot.i18n import TEMPLATE
+
+    committed = {m.id for m in read_catalog(TEMPLATE) if m.id}
+    assert committed == {m.id for m in template() if m.id}, f"run `{UPDATE_COMMAND}` and commit bot/locale"
+
+
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_every_message_of_the_code_is_translated(lang: str) -> None:
     gaps = untranslated(catalog(lang), template())
