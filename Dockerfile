@@ -26,6 +26,11 @@ RUN python -m bot.i18n \
 
 
 FROM base AS runtime
+# FriBiDi, which Pillow's libraqm loads at run time to lay Persian out right to left on the boards
+# (render/text.py shapes_right_to_left; without it Persian boards fall back to English words).
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libfribidi0 \
+    && rm -rf /var/lib/apt/lists/*
 # The user `nardy` (USER names it by number, so that a runtime can tell it is not root).
 RUN useradd --create-home --uid 10001 --user-group nardy \
     && mkdir -p /data \

@@ -154,7 +154,8 @@ def descriptions(lang: str) -> tuple[str, str]:
 
 
 async def publish_profile(app: Application) -> None:
-    """The command menus (private chats, groups) and the descriptions, in English (the default) and Russian."""
+    """The command menus (private chats, groups) and the descriptions, in English (the default) and in each
+    other language of i18n.LANGUAGES (Telegram shows a user the one of their language_code)."""
     bot = app.bot
     for lang in LANGUAGES:
         code = None if lang == "en" else lang

@@ -9,7 +9,7 @@
   xi:<token>                       withdraw an invitation
   c:<game>:<version>:<user>        claim the win from an idle opponent (only that user)
   fy:<user> / fn:<user>            delete my data: yes / no (only that user)
-  s:<user>:<setting>:<choice>      /settings: lang auto|en|ru, confirm auto|on|off, theme light|dark,
+  s:<user>:<setting>:<choice>      /settings: lang auto|<i18n.LANGUAGES>, confirm auto|on|off, theme light|dark,
                                    top shown|hidden (only that user)
   qm:<user>:<variant>              quick match: find an opponent (only that user)
   qs:<user>:<token>                quick match: stop searching (only that user; that search only)
@@ -33,6 +33,7 @@ from typing import Any
 
 from bot.game_format import PATTERN as _FORMAT
 from bot.game_format import BadFormat, GameFormat
+from bot.i18n import LANGUAGES
 
 MAX_BYTES = 64
 _ID = r"[A-Za-z0-9_-]{1,24}"
@@ -62,7 +63,7 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
     "fn": re.compile(r"^fn:(?P<user>\d{1,20})$"),
     "s": re.compile(
         r"^s:(?P<user>\d{1,20}):(?P<setting>lang|confirm|theme|top)"
-        r":(?P<choice>auto|en|ru|on|off|light|dark|shown|hidden)$"
+        r":(?P<choice>auto|on|off|light|dark|shown|hidden|" + "|".join(LANGUAGES) + r")$"
     ),
     "gx": re.compile(rf"^gx:(?P<game>{_ID}):(?P<number>\d{{1,9}})$"),
     "gr": re.compile(rf"^gr:(?P<game>{_ID}):(?P<number>\d{{1,9}})$"),
@@ -81,7 +82,7 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
 }
 # the choices each setting of "s:" takes (bot/settings.py CHOICES; a test checks they agree)
 SETTING_CHOICES: dict[str, tuple[str, ...]] = {
-    "lang": ("auto", "en", "ru"),
+    "lang": ("auto", *LANGUAGES),
     "confirm": ("auto", "on", "off"),
     "theme": ("light", "dark"),
     "top": ("shown", "hidden"),

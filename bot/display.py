@@ -49,7 +49,7 @@ def _viewer(table: Table, target: Target) -> Side:
 
 def _view(table: Table, target: Target) -> object:
     """What the picture of `target`'s board shows (equal views draw the same picture)."""
-    t = texts(target.lang)
+    t = texts(target.lang).for_picture()
     return board_view(
         table,
         _viewer(table, target),

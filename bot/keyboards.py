@@ -11,7 +11,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from bot import callbacks
 from bot.captions import level_name, variant_name
 from bot.game_format import GameFormat
-from bot.i18n import Texts
+from bot.i18n import LANGUAGE_NAMES, Texts
 from bot.table import Table
 from engine import BAR, OFF, Dice, Move, Phase, Position, Rules, Side
 
@@ -457,21 +457,22 @@ def board_link_markup(t: Texts, url: str) -> InlineKeyboardMarkup:
     return InlineKeyboardMarkup([[InlineKeyboardButton(t.gettext("Open the board"), url=url)]])
 
 
-LANGUAGE_NAMES = {"en": "English", "ru": "Русский"}  # each in its own language: never translated
+LANGUAGES_A_ROW = 3  # Auto and the eight languages, by their own names: three rows of three
 
 
 def settings_markup(t: Texts, user_id: int, chosen: Settings) -> InlineKeyboardMarkup:
-    """/settings: a row per setting (language, confirming turns with Done, board colours); ✓ marks the
-    current choice. Only `user_id` may press them."""
+    """/settings: rows of languages (Auto, then each by its own name), then a row per setting (confirming
+    turns with Done, board colours); ✓ marks the current choice. Only `user_id` may press them."""
 
     def button(label: str, setting: str, choice: str) -> InlineKeyboardButton:
         mark = "✓ " if getattr(chosen, setting) == choice else ""
         return InlineKeyboardButton(mark + label, callback_data=callbacks.setting(user_id, setting, choice))
 
+    languages = [button(t.gettext("🌐 Auto"), "lang", "auto")]
+    languages += [button(name, "lang", code) for code, name in LANGUAGE_NAMES.items()]
     return InlineKeyboardMarkup(
         [
-            [button(t.gettext("🌐 Auto"), "lang", "auto")]
-            + [button(name, "lang", code) for code, name in LANGUAGE_NAMES.items()],
+            *(languages[i : i + LANGUAGES_A_ROW] for i in range(0, len(languages), LANGUAGES_A_ROW)),
             [
                 button(t.gettext("Done: auto"), "confirm", "auto"),
                 button(t.gettext("Done: on"), "confirm", "on"),

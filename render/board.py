@@ -174,6 +174,21 @@ def _draw_dice(image: Image.Image, checked: CheckedView) -> None:
         _place(image, checked.view, centre, "die", roller, value, used)
 
 
+PIPS_ROOM = 200  # the widest pip count drawn (pixels)
+PIPS_LABEL_ROOM = 160  # the widest pips label ("pips", translated)
+
+
+def _panel_places(view: BoardView, pips: int, winner: bool) -> tuple[int, int, int]:
+    """Where a panel's texts go, from the right: the pip count's right edge, the pips label's right edge,
+    and the room left for the name (pixels), as `_draw_panel` draws them."""
+    right = L.WIDTH - 22
+    number = line_mask(str(pips)[: MAX_CODEPOINTS + 1], L.PIPS_SIZE, True, PIPS_ROOM)
+    label_right = right - number.width - 4
+    label = line_mask(view.pips_label[: MAX_CODEPOINTS + 1], L.PIPS_LABEL_SIZE, False, PIPS_LABEL_ROOM)
+    room = label_right - label.width - 20 - NAME_X - (STAR + 12 if winner else 0)
+    return right, label_right, room
+
+
 def _draw_panel(image: Image.Image, checked: CheckedView, side: Side) -> None:
     view = checked.view
     left, top, right, bottom = L.panel_box(view, side)
@@ -190,15 +205,21 @@ def _draw_panel(image: Image.Image, checked: CheckedView, side: Side) -> None:
     if checked.to_move == side or winner:
         image.paste(p.turn_accent, (left, top + 6, left + 8, bottom - 6))
     _overlay(image, S.checker(side, SWATCH, view.theme), (left + 22 + SWATCH // 2, middle))
-    number = _tile(str(checked.pips[side]), L.PIPS_SIZE, True, 200, p.text, ground)
-    box = _put(image, number, right - 22, middle, "r")
-    label = _tile(view.pips_label, L.PIPS_LABEL_SIZE, False, 160, p.text_dim, ground)
-    box = _put(image, label, box[0] - 4, middle + 2, "r")
-    room = box[0] - 20 - NAME_X - (STAR + 12 if winner else 0)
+    number_right, label_right, room = _panel_places(view, checked.pips[side], winner)
+    number = _tile(str(checked.pips[side]), L.PIPS_SIZE, True, PIPS_ROOM, p.text, ground)
+    _put(image, number, number_right, middle, "r")
+    label = _tile(view.pips_label, L.PIPS_LABEL_SIZE, False, PIPS_LABEL_ROOM, p.text_dim, ground)
+    _put(image, label, label_right, middle + 2, "r")
     name = _tile(view.names[side], L.NAME_SIZE, True, room, p.text_gold if winner else p.text, ground)
     box = _put(image, name, NAME_X, middle, "l")
     if winner:
         _overlay(image, S.star(STAR, view.theme), (box[2] + 6 + STAR // 2, middle))
+
+
+def status_room() -> int:
+    """The width the status line may take (pixels)."""
+    left, _top, right, _bottom = L.STATUS_BOX
+    return right - left - 40
 
 
 def _draw_status(image: Image.Image, checked: CheckedView) -> None:
@@ -209,8 +230,28 @@ def _draw_status(image: Image.Image, checked: CheckedView) -> None:
     over = checked.winner is not None
     p = T.palette(checked.view.theme)
     colour = p.text_gold if over else p.text
-    tile = _tile(text, L.STATUS_SIZE, over, right - left - 40, colour, p.background)
+    tile = _tile(text, L.STATUS_SIZE, over, status_room(), colour, p.background)
     _put(image, tile, (left + right) // 2, (top + bottom) // 2, "m")
+
+
+def shortened(view: BoardView) -> list[str]:
+    """The texts of `view` that the picture would shorten with an ellipsis (or lose glyphs of) to fit their
+    places: the status line, the pips label, either name. Measured as `draw_board` lays them out: a
+    translated text that is listed here does not fit its place on the board."""
+    checked = check_view(view)
+    view = checked.view
+    over = checked.winner is not None
+    places = [(view.status, L.STATUS_SIZE, over, status_room())]
+    places.append((view.pips_label, L.PIPS_LABEL_SIZE, False, PIPS_LABEL_ROOM))
+    for side in (Side.WHITE, Side.BLACK):
+        room = _panel_places(view, checked.pips[side], checked.winner == side)[2]
+        places.append((view.names[side], L.NAME_SIZE, True, room))
+    out = []
+    for text, size, bold, room in places:
+        cleaned = clean_text(text, bold)
+        if cleaned != " ".join(text.split()) or fit_text(cleaned, size, room, bold) != cleaned:
+            out.append(text)
+    return out
 
 
 CUBE = 40  # the doubling cube's side, drawn in the bar column

@@ -1,13 +1,17 @@
 """Sample boards for a person to look at: `python -m render.gallery OUT_DIR`.
 
 Writes both starts, a hit with a checker on the bar, a bear-off, a finished game with koks, long nardy
-with a six-block, both sides' views of one position, and names in several scripts.
+with a six-block, both sides' views of one position, and names in several scripts; then, in each language
+the bot speaks, a short game in a match against the computer and a finished long game (`language_samples`:
+the words come translated from the bot's catalogues, read by the command only; render/ never translates).
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from engine.sides import Side, to_absolute
 from render.board import FILE_EXTENSION, render_board
@@ -122,13 +126,70 @@ def samples() -> dict[str, BoardView]:
     }
 
 
+# Two players of each language's country, in its script.
+PLAYERS = {
+    "en": ("Alice", "Bob"),
+    "ru": ("Ольга", "Иван"),
+    "uk": ("Оксана", "Тарас"),
+    "az": ("Leyla", "Rəşad"),
+    "hy": ("Անի", "Արամ"),
+    "ka": ("ნინო", "გიორგი"),
+    "tr": ("Elif", "Mehmet"),
+    "fa": ("سارا", "علی"),
+}
+
+
+def language_samples(lang: str, gettext: Callable[..., str]) -> dict[str, BoardView]:
+    """Two boards in `lang`: the computer (its longest level name) to move in a match of short nardy, and a
+    finished long game with a mars; `gettext(message, **params)` translates (bot.i18n.Texts.gettext)."""
+    player, other = PLAYERS.get(lang, PLAYERS["en"])
+    computer = gettext("Computer ({level})", level=gettext("intermediate"))
+    score = gettext("{w}:{b} of {n}", w=2, b=4, n=5) + " · "
+    kind = gettext("mars")
+    return {
+        f"{lang}-1-short-match": BoardView(
+            **{
+                **HIT_POSITION.__dict__,
+                "names": (player, computer),
+                "status": score + gettext("{name} to move: {dice}", name=computer, dice="5-2"),
+                "pips_label": gettext("pips"),
+            }
+        ),
+        f"{lang}-2-long-mars": BoardView(
+            game="long",
+            points=points_of("long", {}, {24: 3, 18: 4, 13: 4, 7: 4}),
+            off=(15, 0),
+            names=(player, other),
+            last_mover=Side.WHITE,
+            last_move=(MoveMark(2, 0), MoveMark(1, 0)),
+            winner=Side.WHITE,
+            status=gettext("{name} wins: {kind}", name=player, kind=kind),
+            pips_label=gettext("pips"),
+            theme="dark",
+        ),
+    }
+
+
+def translated_samples() -> dict[str, BoardView]:
+    """`language_samples` in every language of the bot's catalogues (none when the bot is not installed)."""
+    try:
+        from bot.i18n import LANGUAGES, texts
+    except ImportError:
+        return {}
+    out: dict[str, BoardView] = {}
+    for lang in LANGUAGES:
+        t: Any = texts(lang).for_picture()
+        out.update(language_samples(lang, t.gettext))
+    return out
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: python -m render.gallery OUT_DIR", file=sys.stderr)
         return 2
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)
-    for stem, view in samples().items():
+    for stem, view in {**samples(), **translated_samples()}.items():
         path = out / f"{stem}{FILE_EXTENSION}"
         path.write_bytes(render_board(view))
         print(path)

@@ -68,6 +68,25 @@ def _date(at: float) -> str:
     return time.strftime("%Y-%m-%d", time.gmtime(at))
 
 
+LEGEND_SWATCH = 32  # a legend entry's swatch and gaps beside its label (pixels)
+TITLE_GAP = 12  # between the title and the legend, which share the top line
+
+
+def shortened(labels: Sequence[str], texts: ChartTexts, size: tuple[int, int] = (WIDTH, HEIGHT)) -> list[str]:
+    """The chart's words that would be shortened (or crowd each other) where `rating_chart` puts them: the
+    title beside the legend of `labels` (the series' names), the axis labels, the empty-chart line."""
+    width, height = size
+    across, up = width - MARGIN_RIGHT - MARGIN_LEFT, height - MARGIN_BOTTOM - MARGIN_TOP
+    legend = sum(text_width(label, LABEL_SIZE) + 4 + LEGEND_SWATCH for label in labels)
+    places = [
+        (texts.title, TITLE_SIZE, across - legend - TITLE_GAP),
+        (texts.x_label, LABEL_SIZE, across),
+        (texts.y_label, LABEL_SIZE, up),
+        (texts.empty, LABEL_SIZE, across),
+    ]
+    return [text for text, size_px, room in places if text_width(clean_text(text), size_px) > room]
+
+
 def rating_chart(
     series: Sequence[Series],
     texts: ChartTexts,
@@ -161,7 +180,7 @@ def rating_chart(
         _text(image, (legend_x, top - 24), one.label, LABEL_SIZE, colour, label_width)
         legend_x -= 20
         draw.rectangle([(legend_x + 4, top - 16), (legend_x + 14, top - 8)], fill=colour)
-        legend_x -= 12
+        legend_x -= LEGEND_SWATCH - 20
     if not points:
         empty_width = min(text_width(texts.empty, LABEL_SIZE), right - left)
         _text(

@@ -1,7 +1,8 @@
 """Text on the board: the bundled font, cleaning untrusted names, shortening, and cached glyph masks.
 
 Names come straight from Telegram: any Unicode, maybe thousands of characters, control characters,
-bidi overrides or emoji. `clean_text` strips what must not be drawn, drops characters the font has no
+bidi overrides or emoji. Text is laid out by Pillow's libraqm layout where it has one (`shapes_right_to_left`):
+bidi and Arabic-script shaping, so Persian words come out joined and right to left. `clean_text` strips what must not be drawn, drops characters the font has no
 glyph for (most emoji: DejaVu has a few monochrome symbols, which are kept) and `fit_text` shortens to a
 pixel width with an ellipsis. FreeType faces are not thread-safe, so every use of a font holds `_LOCK`.
 """
@@ -28,6 +29,16 @@ _LOCK = threading.RLock()
 
 REGULAR = "DejaVuSans.ttf"
 BOLD = "DejaVuSans-Bold.ttf"
+
+
+@cache
+def shapes_right_to_left() -> bool:
+    """Whether this Pillow lays text out with libraqm and FriBiDi (right-to-left order, Arabic-script
+    joining). Pillow's wheels carry libraqm but load FriBiDi (Debian's libfribidi0) at run time; without it
+    Pillow's basic layout draws Persian letters unjoined and left to right."""
+    from PIL import features
+
+    return bool(features.check("raqm")) and bool(features.check("fribidi"))
 
 
 @cache

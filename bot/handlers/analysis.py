@@ -171,6 +171,7 @@ def analysis_text(t: Texts, table: Table, analysis: Analysis, title: str) -> str
 
 def worst_play_request(t: Texts, table: Table, game: Game, review: PlayReview) -> ComparisonRequest:
     """The picture of a reviewed play: the position after the play made, beside the one after the best."""
+    t = t.for_picture()
     at = Game.new(game.game, game.rules.options, game.starter)
     for white_die, black_die in game.opening_rolls:
         at = at.opening_roll(white_die, black_die)

@@ -87,7 +87,9 @@ async def challenge_picture(d: Deps, variant: str, t: Texts) -> str:
     found = await d.storage.media_file(name)
     if found is not None:
         return found
-    file_id = await display.upload(d.boards.bot, d.media_chat, await render(start_view(variant, t)))
+    file_id = await display.upload(
+        d.boards.bot, d.media_chat, await render(start_view(variant, t.for_picture()))
+    )
     await d.storage.set_media_file(name, file_id)
     return file_id
 

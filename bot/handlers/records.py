@@ -211,7 +211,8 @@ async def send_replay(d: Deps, t: Texts, chat: int, table: Table, game: Game, nu
         if sent is not None:
             return
         log.warning("the kept replay %s could not be sent again; drawing it anew", name)
-    request = ReplayRequest(game.to_json(), names(t, table), replay_texts(t, table, game), 0, "light")
+    words = t.for_picture()
+    request = ReplayRequest(game.to_json(), names(words, table), replay_texts(words, table, game), 0, "light")
     gif = await think(d.analysts, request)
     file_id = await post_and_wait(d, chat, lambda: display.send_animation(bot, chat, gif, caption))
     if file_id is not None:

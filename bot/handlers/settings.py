@@ -25,8 +25,8 @@ from bot.handlers.common import (
     stats_redis,
     user_texts,
 )
-from bot.i18n import Texts, language_of, texts
-from bot.keyboards import LANGUAGE_NAMES, settings_markup
+from bot.i18n import LANGUAGE_NAMES, Texts, language_of, texts
+from bot.keyboards import settings_markup
 from bot.settings import AUTO, Settings
 
 NOT_YOURS = N_("These are someone else's settings. Send /settings to see yours.")

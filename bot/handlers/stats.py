@@ -100,6 +100,7 @@ def stats_text(t: Texts, name: str, found: PlayerStats) -> str:
 def chart(
     t: Texts, name: str, histories: Sequence[tuple[str, tuple[stats.RatingPoint, ...]]], theme: str
 ) -> bytes:
+    t = t.for_picture()
     series = [
         Series(t.gettext(VARIANT_NAMES[variant]), tuple((p.at, p.rating) for p in points))
         for variant, points in histories

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.flow import ScriptedDice
+from bot.i18n import LANGUAGES
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import (
     board,
@@ -76,7 +77,7 @@ def test_an_invitation_is_used_once_and_not_by_its_author(tg: FakeTelegram, bot:
         reply_to(alice, f"/start {token}").body == "This is your own invitation. Send the link to a friend."
     )
     bob.say(f"/start {token}")
-    bob.wait_message(lambda m: (m.text or "").startswith("Вы играете с Alice"))
+    bob.wait_message(lambda m: (m.text or "").startswith("Вы играете: Короткие нарды, соперник — Alice"))
     assert wait_board(tg, alice.id) and wait_board(tg, bob.id)
     assert tg.message(alice.id, invite.message_id).body == "Bob accepted your invitation. The game is on!"
     assert reply_to(carol, f"/start {token}").body == "This invitation has expired or was already used."
@@ -157,6 +158,15 @@ def test_help_rules_start_and_the_command_menu(tg: FakeTelegram, bot: BotRunner)
     descriptions = tg.descriptions()
     assert descriptions[("short", "")].startswith("Short and long nardy")
     assert descriptions[("description", "ru")].startswith("Короткие нарды")
+    english = {c["description"] for c in commands["all_private_chats/"]}
+    for lang in LANGUAGES[1:]:  # each language's menus and descriptions, in that language
+        for scope in ("default", "all_private_chats", "all_group_chats"):
+            menu = commands[f"{scope}/{lang}"]
+            assert [c["command"] for c in menu] == [c["command"] for c in commands[f"{scope}/"]], lang
+            assert all(3 <= len(c["description"]) <= 256 for c in menu), lang  # Telegram's limits
+            assert not english & {c["description"] for c in menu}, lang
+        assert len(descriptions[("description", lang)]) <= 512, lang
+        assert len(descriptions[("short", lang)]) <= 120, lang
 
 
 def test_an_unknown_command_gets_a_pointer_to_help_in_private_and_silence_in_a_group(

@@ -206,7 +206,7 @@ def test_a_russian_player_reads_stats_top_and_history_in_russian(
     assert (reply_to(ivan, "/top").text or "").startswith("🏆 Общая таблица лидеров")
     assert reply_to(ivan, "/history").text == (
         "🕑 Последние партии: Иван\n\n"
-        "2023-11-14 Короткие нарды против компьютера (эксперт): выиграно 1 очко\n"
-        "2023-11-14 Короткие нарды против Bob: выиграно 1 очко (рейтинг +10.0)"
+        "2023-11-14 Короткие нарды, соперник — компьютер (эксперт): выиграно 1 очко\n"
+        "2023-11-14 Короткие нарды, соперник — Bob: выиграно 1 очко (рейтинг +10.0)"
     )
     assert not bot.errors.records, bot.errors.messages()
