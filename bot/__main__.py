@@ -39,7 +39,7 @@ def main() -> int:
             return 1
         redis_url = embedded.url
         log.info("REDIS_URL is not set: using an embedded redis-server with AOF in %s", embedded.data_dir)
-    storage = Storage.from_url(redis_url)
+    storage = Storage.from_url(redis_url, timeout=config.redis_timeout)
     processes = RenderProcesses(config.render_processes) if config.render_processes else None
     computers = ComputerProcesses(config.computer_processes) if config.computer_processes else None
     analysts = ComputerProcesses(config.analysis_processes) if config.analysis_processes else None
