@@ -11,9 +11,13 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -27,11 +31,13 @@ from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import board, start_group_game
 from testkit.fake_telegram.race import POLITE, game_of
 from testkit.fake_telegram.runner import BotRunner
-from testkit.fake_telegram.server import StoredMessage
+from testkit.fake_telegram.server import BOT_TOKEN, StoredMessage
 
+ROOT = Path(__file__).resolve().parents[2]
 GROUP = -4301
 FREEZE = 15.0  # seconds Redis stays frozen (SIGSTOP), as in a network partition
 ANSWER_WITHIN = 4.0  # the bot promises about 3 s; Telegram drops an answer after about 10 s
+STOP_WITHIN = 5.0  # Docker kills the bot 10 s after SIGTERM; the bot promises 5 s
 
 
 def _redis_pid(redis_url: str) -> int:
@@ -154,3 +160,102 @@ def test_a_redis_frozen_for_15_s_mid_game_leaves_no_update_unanswered_and_applie
         assert "Bob moves" in caption, caption
         bob_move = next(b for b in board(tg, GROUP).button_texts if "→" in b)
         assert not bob.press(board(tg, GROUP), bob_move).show_alert, "the game goes on"
+
+
+def _python_m_bot(tg: FakeTelegram, redis_url: str, tmp_path: Path) -> subprocess.Popen[str]:
+    env = dict(
+        os.environ,
+        BOT_TOKEN=BOT_TOKEN,
+        REDIS_URL=redis_url,
+        TELEGRAM_API_URL=tg.api_url,
+        NARDY_RENDER_PROCESSES="0",
+        NARDY_COMPUTER_PROCESSES="0",
+        NARDY_ANALYSIS_PROCESSES="0",
+        PYTHONPATH=str(ROOT),
+    )
+    return subprocess.Popen(
+        [sys.executable, "-m", "bot"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _health(redis_url: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, BOT_TOKEN=BOT_TOKEN, REDIS_URL=redis_url, PYTHONPATH=str(ROOT))
+    return subprocess.run(
+        [sys.executable, "-m", "bot.health"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+
+
+def _snapshot(redis_url: str) -> dict[str, Any]:
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        return {
+            key: client.hgetall(key) if key.endswith(":messages") else client.get(key)
+            for key in client.scan_iter(match="nardy:game:*")
+        }
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize(
+    "trouble", ["telegram refuses", "telegram hangs", "redis frozen", "telegram hangs, redis frozen"]
+)
+def test_sigterm_stops_the_bot_within_5_s_whatever_telegram_and_redis_do_and_keeps_what_was_saved(
+    tg: FakeTelegram, redis_url: str, tmp_path: Path, trouble: str
+) -> None:
+    """`python -m bot` mid-game: Telegram goes away (refusing connections while the bot backs off its polls,
+    or hanging) and/or Redis freezes (updates in flight wait on it); SIGTERM ends the process cleanly (exit
+    code 0) within STOP_WITHIN, and every game is in Redis as it was saved."""
+    pid = _redis_pid(redis_url)
+    bot = _python_m_bot(tg, redis_url, tmp_path)
+    frozen = False
+    try:
+        tg.wait_for(lambda: tg.commands().get("ru"), 90, "the bot to set its commands")
+        alice, bob = SimUser(tg, 1, "Alice"), SimUser(tg, 2, "Bob")
+        msg = start_group_game(tg, GROUP, alice, bob, "short")
+        caption = tg.message(GROUP, msg.message_id).caption or ""
+        mover = alice if "Alice moves" in caption else bob
+        move = next(b for b in tg.message(GROUP, msg.message_id).button_texts if "→" in b)
+        assert not mover.press(msg, move).show_alert
+        kept = _snapshot(redis_url)
+        assert len(kept) == 2, kept  # the game and its board messages
+        if "redis frozen" in trouble:
+            os.kill(pid, signal.SIGSTOP)
+            frozen = True
+            health = _health(redis_url, tmp_path)
+            assert health.returncode == 1, health.stdout
+            assert health.stdout.startswith("unhealthy: Redis at "), health.stdout
+            other = next(b for b in tg.message(GROUP, msg.message_id).button_texts if "→" in b)
+            mover.press_data(msg, mover.button(msg, other), wait=False)  # updates in flight, on Redis
+            SimUser(tg, 3, "Carol").say("/help")
+            tg.wait_for(lambda: not tg.pending_updates(), 20, "the bot to take the updates")
+        if trouble == "telegram refuses":
+            tg.stop()
+            time.sleep(14)  # deep in the polls' back-off (1, 1.5, 2.3, 3.4, 5.1, 7.6 s...)
+        elif "telegram hangs" in trouble:
+            tg.hang()  # connections open, nothing answers (a network partition)
+            time.sleep(12)  # the poll in flight ends, the next one hangs
+        start = time.monotonic()
+        bot.send_signal(signal.SIGTERM)
+        with suppress(subprocess.TimeoutExpired):
+            bot.wait(30)
+        stopped_in = time.monotonic() - start
+        assert bot.returncode is not None, "the bot did not stop within 30 s"
+        assert stopped_in < STOP_WITHIN, f"the bot took {stopped_in:.1f} s to stop"
+        assert bot.returncode == 0, bot.communicate()[1][-3000:]
+    finally:
+        if frozen:
+            os.kill(pid, signal.SIGCONT)
+        if bot.poll() is None:
+            bot.kill()
+        bot.communicate()
+    assert _snapshot(redis_url) == kept, "every game as it was saved"
