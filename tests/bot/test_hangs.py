@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 import redis
 
+from bot.config import ConfigError, redis_timeout_from_env
 from bot.flow import ScriptedDice, engine_computer
 from bot.handlers.common import TRY_AGAIN_SOON
 from bot.handlers.gate import Limits
@@ -259,3 +260,11 @@ def test_sigterm_stops_the_bot_within_5_s_whatever_telegram_and_redis_do_and_kee
             bot.kill()
         bot.communicate()
     assert _snapshot(redis_url) == kept, "every game as it was saved"
+
+
+def test_nardy_redis_timeout_is_read_and_checked() -> None:
+    assert redis_timeout_from_env({}) == 1.0
+    assert redis_timeout_from_env({"NARDY_REDIS_TIMEOUT": " 0.25 "}) == 0.25
+    for bad in ("abc", "0", "-1", "11", "nan", "inf"):
+        with pytest.raises(ConfigError, match="NARDY_REDIS_TIMEOUT"):
+            redis_timeout_from_env({"NARDY_REDIS_TIMEOUT": bad})
