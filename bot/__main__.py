@@ -4,11 +4,13 @@ WEBHOOK_URL set, serve Telegram's webhook deliveries: several such workers can s
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import sys
 import urllib.parse
 
 from telegram.error import InvalidToken, NetworkError
+from telegram.ext import Updater
 
 from bot.app import ALLOWED_UPDATES, build_application, close_requests, new_event_loop, settle_heap
 from bot.computer import ComputerProcesses
@@ -16,6 +18,7 @@ from bot.config import Config, ConfigError, setup_logging
 from bot.embedded_redis import EmbeddedRedis, EmbeddedRedisError
 from bot.flow import engine_computer
 from bot.pictures import RenderProcesses, use_render_processes
+from bot.serve import serve
 from bot.storage import Storage
 
 log = logging.getLogger("bot")
@@ -39,7 +42,7 @@ def main() -> int:
             return 1
         redis_url = embedded.url
         log.info("REDIS_URL is not set: using an embedded redis-server with AOF in %s", embedded.data_dir)
-    storage = Storage.from_url(redis_url)
+    storage = Storage.from_url(redis_url, timeout=config.redis_timeout)
     processes = RenderProcesses(config.render_processes) if config.render_processes else None
     computers = ComputerProcesses(config.computer_processes) if config.computer_processes else None
     analysts = ComputerProcesses(config.analysis_processes) if config.analysis_processes else None
@@ -74,19 +77,19 @@ def main() -> int:
         settle_heap()
         if config.webhook_url is not None:  # one of several workers behind a load balancer
             log.info("webhook mode: listening on %s:%s", config.webhook_listen, config.webhook_port)
-            app.run_webhook(  # post_shutdown closes the storage
+            start = functools.partial(
+                Updater.start_webhook,
                 listen=config.webhook_listen,
                 port=config.webhook_port,
                 url_path=urllib.parse.urlsplit(config.webhook_url).path.lstrip("/"),
                 webhook_url=config.webhook_url,
                 secret_token=config.webhook_secret,
                 allowed_updates=ALLOWED_UPDATES,
-                close_loop=False,
             )
         else:
-            app.run_polling(
-                allowed_updates=ALLOWED_UPDATES, close_loop=False
-            )  # post_shutdown closes the storage
+            start = functools.partial(Updater.start_polling, allowed_updates=ALLOWED_UPDATES)
+        # until SIGTERM, then stopped within bot/serve.py's deadline; post_shutdown closes the storage
+        loop.run_until_complete(serve(app, start))
     except (InvalidToken, NetworkError) as err:  # the log filter masks the token in the message
         log.error("cannot start the bot: %s: %s", type(err).__name__, err)
         loop.run_until_complete(close_requests(app))

@@ -57,6 +57,7 @@ log = logging.getLogger(__name__)
 # Bot API connections of the aiohttp session (bot/http_request.py); a request waits for a free one.
 CONNECTIONS = 32
 REQUESTS = "nardy.requests"
+STOP_GRACE = 1.0  # seconds the bot's own work gets to end when it stops (on_stop)
 REMINDERS = "nardy.reminders"
 SWEEPER = "nardy.sweeper"  # ends quick-match searches that waited too long (bot/handlers/quickmatch.py)
 # The updates the bot handles: no edited messages (an edited "/resign" must not resign again), no
@@ -183,12 +184,20 @@ async def on_start(app: Application) -> None:
 
 
 async def on_stop(app: Application) -> None:
-    """Before the bot stops: boards being drawn and queued messages get a few seconds to go out."""
+    """Before the bot stops: boards being drawn and queued messages get STOP_GRACE seconds in all to go out
+    (a board not drawn stays marked in Redis and is drawn at the next start), so that the bot stops in time
+    (bot/serve.py) whatever Telegram and Redis do."""
     d = services(app)
-    await app.bot_data[REMINDERS].stop()  # first: a reminder it takes still goes out through the outbox
-    await app.bot_data[SWEEPER].stop()  # likewise a search it ends
-    await d.boards.stop()
-    await d.outbox.close()
+    loop = asyncio.get_running_loop()
+    until = loop.time() + STOP_GRACE
+
+    def left() -> float:
+        return max(0.05, until - loop.time())
+
+    await app.bot_data[REMINDERS].stop(left())  # first: a reminder it takes still goes out through the outbox
+    await app.bot_data[SWEEPER].stop(left())  # likewise a search it ends
+    await d.boards.stop(left() / 3)  # its three waits (the healer, the jobs, the jobs cancelled)
+    await d.outbox.close(left() / 2)  # its two waits (the sends, the sends cancelled)
 
 
 def services(app: Application) -> Deps:

@@ -43,7 +43,9 @@ class Config:
     NARDY_RENDER_PROCESSES: processes that draw the board pictures (0: a thread of the bot's own process);
     by default one fewer than the CPUs, at most 2, so that the event loop keeps a core to itself.
     NARDY_COMPUTER_PROCESSES: processes that make the computer opponent's decisions (default 1; 0: a
-    thread of the bot's own process, whose searches then hold the interpreter lock the loop needs)."""
+    thread of the bot's own process, whose searches then hold the interpreter lock the loop needs).
+    NARDY_REDIS_TIMEOUT: seconds any one wait on Redis may take (a connection, a command's answer) before
+    it counts as not answering (default 1; 0.05..10)."""
 
     token: str = field(repr=False)
     redis_url: str | None = None
@@ -62,6 +64,7 @@ class Config:
     remind_after: float = 600.0
     reminders_per_game: int = 3
     media_chat_id: int | None = None
+    redis_timeout: float = 1.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Config:
@@ -112,6 +115,7 @@ class Config:
                 f"NARDY_MEDIA_CHAT_ID={raw_media!r} is not a chat id (a number, e.g. -1001234567890 for a channel)"
             )
         return cls(
+            redis_timeout=redis_timeout_from_env(env),
             media_chat_id=int(raw_media) if raw_media else None,
             claim_after=claim_after,
             seek_timeout=seek_timeout,
@@ -210,6 +214,30 @@ def seek_timeout_from_env(environ: Mapping[str, str] | None = None) -> float:
         raise ConfigError(f"NARDY_SEEK_TIMEOUT={raw!r} is not a number of seconds") from None
     if not 1 <= value <= MAX_SEEK_TIMEOUT:
         raise ConfigError(f"NARDY_SEEK_TIMEOUT={raw!r} must be 1 to {MAX_SEEK_TIMEOUT:.0f} seconds")
+    return value
+
+
+DEFAULT_REDIS_TIMEOUT = 1.0
+MIN_REDIS_TIMEOUT = 0.05
+MAX_REDIS_TIMEOUT = 10.0
+
+
+def redis_timeout_from_env(environ: Mapping[str, str] | None = None) -> float:
+    """NARDY_REDIS_TIMEOUT: seconds any one wait on Redis may take (a connection, a free connection of the
+    pool, a command's answer) before Redis counts as not answering; 0.05 to 10. Whatever it is, an update
+    is answered within about 3 s (bot/handlers/common.py): a press then says "try again in a moment"."""
+    env = os.environ if environ is None else environ
+    raw = env.get("NARDY_REDIS_TIMEOUT", "").strip()
+    if not raw:
+        return DEFAULT_REDIS_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"NARDY_REDIS_TIMEOUT={raw!r} is not a number of seconds") from None
+    if not MIN_REDIS_TIMEOUT <= value <= MAX_REDIS_TIMEOUT:
+        raise ConfigError(
+            f"NARDY_REDIS_TIMEOUT={raw!r} must be {MIN_REDIS_TIMEOUT:g} to {MAX_REDIS_TIMEOUT:g} seconds"
+        )
     return value
 
 

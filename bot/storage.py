@@ -54,12 +54,13 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialBackoff
+from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import OutOfMemoryError, ReadOnlyError, RedisError, WatchError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from bot import button_homes
+from bot.config import DEFAULT_REDIS_TIMEOUT
 from bot.game_format import ALL_FORMATS
 from bot.table import Challenge, Invite, Lobby, Person, Seeker, Table, new_id
 
@@ -72,6 +73,7 @@ INVITE_TTL = 24 * 3600
 UPDATE_TTL = 3600
 SETTINGS_TTL = 365 * 24 * 3600  # a user's settings, refreshed whenever they are read or changed
 MAX_CONNECTIONS = 50  # per process; Redis runs the commands one at a time anyway
+DEFAULT_TIMEOUT = DEFAULT_REDIS_TIMEOUT  # seconds any wait on Redis may take (Storage.from_url)
 
 
 class StorageError(RuntimeError):
@@ -84,6 +86,11 @@ class StorageUnavailable(StorageError):
 
 class StorageFault(StorageError):
     """Redis refused a command (a key of another type, a failing script): a bug to log, not an outage."""
+
+
+class StorageTimeout(StorageUnavailable):
+    """Redis did not answer in time (frozen, overloaded, a network partition). A change sent meanwhile may
+    still be applied when it answers again: the next change is checked against the version as usual."""
 
 
 class VersionConflict(StorageError):
@@ -213,7 +220,13 @@ async def _redis_errors(what: str) -> AsyncIterator[None]:
         yield
     except WatchError as err:
         raise VersionConflict(f"{what}: changed concurrently") from err
-    except (RedisConnectionError, RedisTimeoutError, OSError) as err:
+    except RedisTimeoutError as err:
+        raise StorageTimeout(f"{what}: redis did not answer in time: {err}") from err
+    except RedisConnectionError as err:
+        if isinstance(err.__cause__, RedisTimeoutError):  # redis-py's word for a handshake that timed out
+            raise StorageTimeout(f"{what}: redis did not answer in time: {err}") from err
+        raise StorageUnavailable(f"{what}: redis unreachable: {err}") from err
+    except OSError as err:
         raise StorageUnavailable(f"{what}: redis unreachable: {err}") from err
     except (ReadOnlyError, OutOfMemoryError) as err:  # a replica being promoted, a full server: for a while
         raise StorageUnavailable(f"{what}: redis refuses writes: {err}") from err
@@ -707,17 +720,26 @@ class Storage:
         self._unreachable_script = client.register_script(_UNREACHABLE_SCRIPT)
 
     @classmethod
-    def from_url(cls, url: str, max_connections: int = MAX_CONNECTIONS) -> Storage:
-        """A client whose pool makes a busy moment wait for a free connection (up to 5 s) instead of
-        failing: redis-py's plain pool raises "Too many connections" past 100 presses at once."""
+    def from_url(
+        cls, url: str, max_connections: int = MAX_CONNECTIONS, timeout: float = DEFAULT_TIMEOUT
+    ) -> Storage:
+        """A client whose pool makes a busy moment wait for a free connection instead of failing (redis-py's
+        plain pool raises "Too many connections" past 100 presses at once).
+
+        A Redis that hangs (frozen, or cut off by a network partition: connections open, nothing answers)
+        costs every wait at most `timeout` seconds (NARDY_REDIS_TIMEOUT): a connection, a free connection of
+        the pool, a command's answer. Nothing is retried, so a wait is never doubled: a connection Redis
+        dropped (a restart) is replaced by the pool before it is used, and a command that timed out is left
+        to the user's next press (a change is checked against the version, so a save that timed out and
+        still landed is never applied twice)."""
         pool = aioredis.BlockingConnectionPool.from_url(
             url,
             max_connections=max_connections,
-            timeout=5,
+            timeout=timeout,
             decode_responses=True,
-            socket_connect_timeout=2,
-            socket_timeout=5,
-            retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 1),
+            socket_connect_timeout=timeout,
+            socket_timeout=timeout,
+            retry=Retry(NoBackoff(), 0),
             health_check_interval=30,
         )
         return cls(aioredis.Redis.from_pool(pool))  # the client owns the pool: aclose() closes it

@@ -33,6 +33,7 @@ from bot.storage import (
     Gone,
     Storage,
     StorageError,
+    StorageTimeout,
     StorageUnavailable,
     VersionConflict,
 )
@@ -51,6 +52,11 @@ def N_(message: str) -> str:
 
 
 TRY_AGAIN = N_("The game storage is not available right now. Please try again in a minute.")
+TRY_AGAIN_SOON = N_("The game storage is slow to answer right now. Please try again in a moment.")
+# Seconds an update's handler may take, its waits on Redis above all, before the user is told to try again
+# in a moment: with the inbound limits' own bounded look (bot/handlers/gate.py) every update is answered
+# within about 3 s whatever Redis does (Telegram drops a press's answer after about 10 s).
+ANSWER_WITHIN = 2.5
 WENT_WRONG = N_("Something went wrong. Please try again.")
 GAME_ON = N_("A game is already going on here. Finish it or /resign first.")
 QUICKER = N_("Someone was quicker. Look at the board again.")
@@ -221,14 +227,18 @@ def user_texts(update: Update) -> Texts:
     return texts(language(update.effective_user))
 
 
-async def viewer_settings(d: Deps, user: User | None) -> tuple[int | None, Settings | None]:
-    """(user id, their settings) for the update being handled; (id, None) if Redis cannot be reached (the
-    user is then spoken to in Telegram's language; the handler meets the outage itself)."""
+async def viewer_settings(
+    d: Deps, user: User | None, deadline: float | None = None
+) -> tuple[int | None, Settings | None]:
+    """(user id, their settings) for the update being handled; (id, None) if Redis cannot be reached, or
+    does not answer by `deadline` (the loop's time; the user is then spoken to in Telegram's language; the
+    handler meets the outage itself)."""
     if user is None:
         return None, None
     try:
-        return user.id, await d.settings.get(user.id)
-    except StorageError as err:
+        async with asyncio.timeout_at(deadline):
+            return user.id, await d.settings.get(user.id)
+    except (StorageError, TimeoutError) as err:
         log.warning("settings of user %s unavailable: %s", user.id, err)
         return user.id, None
 
@@ -309,20 +319,28 @@ def command(fn: Handler) -> Handler:
 
     @functools.wraps(fn)
     async def wrapper(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        with choosing(*await viewer_settings(deps(context), update.effective_user)):
-            await guarded(update, context)
+        deadline = asyncio.get_running_loop().time() + ANSWER_WITHIN
+        with choosing(*await viewer_settings(deps(context), update.effective_user, deadline)):
+            await guarded(update, context, deadline)
 
-    async def guarded(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    async def guarded(update: Update, context: ContextTypes.DEFAULT_TYPE, deadline: float) -> None:
         t = user_texts(update)
         chat = update.effective_chat
         try:
-            await fn(update, context)
+            async with asyncio.timeout_at(deadline):
+                await fn(update, context)
         except Refused as refusal:
             if chat:
                 deps(context).say(chat.id, t.gettext(refusal.msgid, **refusal.params))
         except ChatBusy:
             if chat:
                 deps(context).say(chat.id, t.gettext(GAME_ON))
+        except (StorageTimeout, TimeoutError) as err:
+            log.warning(
+                "%s: redis did not answer in time: %s", fn.__name__, str(err) or "the update's deadline"
+            )
+            if chat:
+                deps(context).say(chat.id, t.gettext(TRY_AGAIN_SOON))
         except StorageUnavailable:
             log.exception("storage unavailable in %s", fn.__name__)
             if chat:
@@ -338,19 +356,21 @@ def button(fn: CallbackBody) -> Handler:
 
     @functools.wraps(fn)
     async def wrapper(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        with choosing(*await viewer_settings(deps(context), update.effective_user)):
-            await guarded(update, context)
+        deadline = asyncio.get_running_loop().time() + ANSWER_WITHIN
+        with choosing(*await viewer_settings(deps(context), update.effective_user, deadline)):
+            await guarded(update, context, deadline)
 
-    async def guarded(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    async def guarded(update: Update, context: ContextTypes.DEFAULT_TYPE, deadline: float) -> None:
         query = update.callback_query
         assert query is not None
         t = user_texts(update)
         alert: str | None = None
         with answering() as answered:
             try:
-                cb = callbacks.decode(query.data)
-                await check_home(deps(context), query, cb, context.bot.username)
-                alert = await fn(update, context, query, cb, t)
+                async with asyncio.timeout_at(deadline):
+                    cb = callbacks.decode(query.data)
+                    await check_home(deps(context), query, cb, context.bot.username)
+                    alert = await fn(update, context, query, cb, t)
             except BadCallback as err:
                 log.info("bad callback data from user %s: %s", query.from_user.id, err)
                 alert = t.gettext("This button is not valid.")
@@ -362,6 +382,11 @@ def button(fn: CallbackBody) -> Handler:
                 alert = t.gettext(GAME_ON)
             except Gone:
                 alert = t.gettext("This game is no longer open.")
+            except (StorageTimeout, TimeoutError) as err:
+                log.warning(
+                    "%s: redis did not answer in time: %s", fn.__name__, str(err) or "the update's deadline"
+                )
+                alert = t.gettext(TRY_AGAIN_SOON)
             except StorageUnavailable:
                 log.exception("storage unavailable in %s", fn.__name__)
                 alert = t.gettext(TRY_AGAIN)

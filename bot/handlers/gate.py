@@ -3,11 +3,13 @@
 Inbound limits are token buckets in Redis (shared by every worker), per user and per group chat, one for
 presses and one for commands. Past a sane rate the first refused update gets one polite answer and the
 rest are dropped at once: no game is loaded, nothing is sent. Other updates (plain text, joins) are left
-alone: no handler does anything with them. If Redis cannot be reached the update passes (a move is still
-guarded by its version)."""
+alone: no handler does anything with them. If Redis cannot be reached, or does not answer within
+LOOK_WITHIN, the update passes (a move is still guarded by its version): the handler's own deadline
+(bot/handlers/common.py) then bounds what is left of the update."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 
@@ -23,6 +25,7 @@ log = logging.getLogger(__name__)
 
 SLOW_PRESSES = N_("Too many presses at once. Wait a moment, then press again.")
 SLOW_COMMANDS = N_("Too many commands at once. Wait a minute, please.")
+LOOK_WITHIN = 0.5  # seconds the gate waits for Redis before it lets an update pass unchecked
 
 
 @dataclass(frozen=True)
@@ -48,8 +51,9 @@ class Limits:
 async def drop_repeated_update(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """Telegram may deliver an update twice (to any worker): only the first delivery is handled."""
     try:
-        first = await deps(context).storage.first_delivery(update.update_id)
-    except StorageError:  # handle it: a move is still guarded by its version
+        async with asyncio.timeout(LOOK_WITHIN):
+            first = await deps(context).storage.first_delivery(update.update_id)
+    except (StorageError, TimeoutError):  # handle it: a move is still guarded by its version
         log.warning("could not check update %s for a repeated delivery", update.update_id, exc_info=True)
         return
     if not first:
@@ -89,15 +93,17 @@ async def limit_inbound(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
         return
     kind, buckets = found
     try:
-        empty, notice = await d.storage.take_tokens(buckets)
-    except StorageError:
+        async with asyncio.timeout(LOOK_WITHIN):
+            empty, notice = await d.storage.take_tokens(buckets)
+    except (StorageError, TimeoutError):
         log.warning("inbound limits unavailable; update %s passes", update.update_id, exc_info=True)
         return
     if empty is None:
         return
     log.info("update %s: %s over the limit of %s; dropped", update.update_id, kind, empty.key)
     if notice:
-        with choosing(*await viewer_settings(d, update.effective_user)):  # once per flood: a read is fine
+        deadline = asyncio.get_running_loop().time() + LOOK_WITHIN
+        with choosing(*await viewer_settings(d, update.effective_user, deadline)):  # once per flood
             t = user_texts(update)
         if update.callback_query is not None:
             await answer(update.callback_query, t.gettext(SLOW_PRESSES))

@@ -299,6 +299,7 @@ class FakeTelegram:
         # Called after a simulated user's press is answered (SimUser.press_data with wait): the bots
         # registered here finish drawing boards and sending messages first, as a person waits to see them.
         self.settlers: list[Callable[[], None]] = []
+        self.hanging = False  # hang(): every request waits unanswered, Telegram behind a network partition
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -321,6 +322,8 @@ class FakeTelegram:
         self._thread.start()
 
     async def _handle(self, request: web.Request) -> web.Response:
+        if self.hanging:
+            await asyncio.sleep(3600)  # until stop() cancels it
         body = await request.read()
         content_type = request.headers.get("Content-Type", "")
         if request.path.endswith("/getUpdates"):  # a long poll blocks: it waits in a thread of its own
@@ -394,6 +397,11 @@ class FakeTelegram:
 
     def wait_held(self, hold: Hold, count: int = 1, timeout: float = 10.0) -> None:
         self.wait_for(lambda: hold.waiting >= count, timeout, f"{count} held {hold.method} call(s)")
+
+    def hang(self) -> None:
+        """From now on every request (polls included) waits unanswered until stop(): connections open and
+        nothing answers, as when Telegram is cut off by a network partition."""
+        self.hanging = True
 
     def stall(self, stall: Stall) -> None:
         """The next `stall.times` calls of a method wait `stall.seconds`, then fail unapplied."""
