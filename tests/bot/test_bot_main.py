@@ -25,24 +25,27 @@ def test_python_m_bot_runs_with_an_embedded_redis_and_never_logs_the_token(
         LOG_LEVEL="DEBUG",
         PYTHONPATH=str(ROOT),
     )
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "bot"],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        tg.wait_for(lambda: tg.commands().get("ru"), timeout=30, what="the bot to set its commands")
-        user = SimUser(tg, 9, "Dana")
-        assert reply_to(
-            user,
-            "/start",
-        ).body.startswith("Hello! I am a nardy bot")
-    finally:
-        proc.send_signal(signal.SIGINT)
-        output, _ = proc.communicate(timeout=30)
+    log = tmp_path / "bot.log"  # a file, not a pipe: the debug log outgrows a pipe's buffer before it is read
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "bot"],
+            cwd=tmp_path,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        try:
+            tg.wait_for(lambda: tg.commands().get("ru"), timeout=30, what="the bot to set its commands")
+            user = SimUser(tg, 9, "Dana")
+            assert reply_to(
+                user,
+                "/start",
+            ).body.startswith("Hello! I am a nardy bot")
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=30)
+    output = log.read_text()
     assert proc.returncode == 0, output
     assert BOT_TOKEN not in output
     assert BOT_TOKEN.split(":")[1] not in output

@@ -197,10 +197,14 @@ def _health(redis_url: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
 
 
 def _snapshot(redis_url: str) -> dict[str, Any]:
+    """The games and their board messages, without the versions the boards show ("v:" fields: written when
+    a board's edit lands, after the press was answered)."""
     client = redis.Redis.from_url(redis_url, decode_responses=True)
     try:
         return {
-            key: client.hgetall(key) if key.endswith(":messages") else client.get(key)
+            key: {k: v for k, v in client.hgetall(key).items() if not k.startswith("v:")}
+            if key.endswith(":messages")
+            else client.get(key)
             for key in client.scan_iter(match="nardy:game:*")
         }
     finally:
