@@ -1,0 +1,17 @@
+"""The Mini App: one board page in the browser (static/: index.html, board.js, board.css) and the JSON
+it speaks over one WebSocket (protocol.py). The page is served at /app/, its files at /app/static/..., the
+socket at /app/ws; every answer carries CONTENT_SECURITY_POLICY (the page has no inline script or style).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+STATIC_DIR = Path(__file__).parent / "static"
+PAGE = STATIC_DIR / "index.html"
+
+# telegram.org: the Mini App script, which the page loads only when Telegram opened it.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self' https://telegram.org; style-src 'self'; "
+    "img-src 'self' data:; connect-src 'self'"
+)
