@@ -202,7 +202,7 @@ def _snapshot(redis_url: str) -> dict[str, Any]:
     client = redis.Redis.from_url(redis_url, decode_responses=True)
     try:
         return {
-            key: {k: v for k, v in client.hgetall(key).items() if not k.startswith("v:")}
+            key: {k: v for k, v in client.hgetall(key).items() if not str(k).startswith("v:")}
             if key.endswith(":messages")
             else client.get(key)
             for key in client.scan_iter(match="nardy:game:*")
