@@ -1,10 +1,10 @@
 """Results of finished games in Redis: per-player statistics, ratings, histories and leaderboards.
 
-Recording a result is one Lua function, `nardy_record` (STATS_LUA), run in Redis: atomic, and idempotent by
-the game's key (`<table id>/<game number>`): the first call leaves a marker holding its outcome, and any
-later or racing call with the same key changes nothing and returns that outcome. The game's save script
-(bot/storage.py) embeds STATS_LUA so that the result is recorded in the same atomic step as the game's end;
-`record()` runs it on its own (tests, and a fallback).
+Recording a result is one Lua function, `nardy_record` (bot/storage/lua/record_result.lua), run in Redis:
+atomic, and idempotent by the game's key (`<table id>/<game number>`): the first call leaves a marker holding
+its outcome, and any later or racing call with the same key changes nothing and returns that outcome. The
+game's save script (bot/storage/lua/save_game.lua) includes it so that the result is recorded in the same
+atomic step as the game's end; `record()` runs it on its own (tests, and a fallback).
 
 What counts:
 - The main counters of a variant (games, wins, losses, marses and koks won and lost, points won and lost,
@@ -57,7 +57,6 @@ import math
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from string import Template
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -66,7 +65,7 @@ from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from bot import ratings
-from bot.storage import StorageError, StorageUnavailable
+from bot.storage import StorageError, StorageUnavailable, scripts
 
 VARIANTS = ("short", "long")
 MODES = ("group", "friend", "computer", "inline", "match")
@@ -294,262 +293,10 @@ class RecordOutcome:
 
 # ---------------------------------------------------------------------- the Lua
 
-# Only defines `local function nardy_record(finished_json, now)`: every helper is local to it, so the game's
-# save script can embed this text and call it. Returns the outcome as JSON (RecordOutcome.from_json).
-# The rating arithmetic is bot/ratings.py's (tests check that the two agree).
-STATS_LUA = Template(
-    r"""
-local function nardy_record(finished_json, now)
-  local null = cjson.null
-  local f = cjson.decode(finished_json)
-  now = tonumber(now)
-  local marker = 'nardy:recorded:' .. f.key
-  local seen = redis.call('GET', marker)
-  if seen then
-    return seen
-  end
-  local USER_TTL, CHAT_TTL, MARKER_TTL = $user_ttl, $chat_ttl, $marker_ttl
-  local MIN_RATED, HISTORY, POINTS = $min_rated, $history, $points
-  local function given(x) return x ~= nil and x ~= null end
-  local function id(n) return string.format('%d', n) end
-  local function ukey(uid, what) return 'nardy:user:' .. id(uid) .. ':' .. what end
-  local function num(x, default) local n = tonumber(x) if n == nil then return default end return n end
-  local function fmt(x) return string.format('%.17g', x) end
-  local variant = f.variant
-  local v = variant .. ':'
-  local p = f.players
-  local won_side = f.winner + 1
-  local computer, person = {}, {}
-  for i = 1, 2 do
-    computer[i] = given(p[i].level)
-    person[i] = (not computer[i]) and p[i].id ~= 0
-  end
-  local outcome = {white = null, black = null}
-  local sides = {'white', 'black'}
-  local changes = {null, null}
-  if p[1].id == p[2].id then  -- a game against oneself counts for nothing
-    local stored = cjson.encode({first = false, white = null, black = null})
-    redis.call('SET', marker, stored, 'EX', MARKER_TTL)
-    return cjson.encode({first = true, white = null, black = null})
-  end
-
-  -- the rating: a match between two people, when it is over (FIBS; bot/ratings.py)
-  local rated = person[1] and person[2] and f.match_over and given(f.match_winner)
-  local after = {}
-  if rated then
-    local n = f.match_length
-    local r, e = {}, {}
-    for i = 1, 2 do
-      local got = redis.call('HMGET', ukey(p[i].id, 'stats'), v .. 'rating', v .. 'experience')
-      r[i] = num(got[1], $start)
-      e[i] = num(got[2], 0)
-    end
-    local w = f.match_winner + 1
-    local l = 3 - w
-    local d = math.abs(r[1] - r[2])
-    local underdog = 1 / (math.pow(10, d * math.sqrt(n) / $scale) + 1)
-    local pw
-    if r[w] > r[l] then pw = 1 - underdog elseif r[w] < r[l] then pw = underdog else pw = 0.5 end
-    local stake = $stake * math.sqrt(n) * (1 - pw)
-    local function factor(x) return math.max(1, $provisional - x / $step) end
-    local delta = {}
-    delta[w] = stake * factor(e[w])
-    delta[l] = -stake * factor(e[l])
-    for i = 1, 2 do
-      after[i] = r[i] + delta[i]
-      local key = ukey(p[i].id, 'stats')
-      redis.call('HSET', key, v .. 'rating', fmt(after[i]))
-      redis.call('HINCRBY', key, v .. 'experience', n)
-      local count = redis.call('HINCRBY', key, v .. 'rated', 1)
-      local points_key = ukey(p[i].id, 'rating:' .. variant)
-      redis.call('RPUSH', points_key, string.format('%.0f', now) .. ' ' .. fmt(after[i]))
-      redis.call('LTRIM', points_key, -POINTS, -1)
-      redis.call('EXPIRE', points_key, USER_TTL)
-      local change = {before = r[i], after = after[i], change = delta[i]}
-      changes[i] = delta[i]
-      outcome[sides[i]] = change
-      -- every board the player is on follows the new rating
-      local boards = ukey(p[i].id, 'boards')
-      local suffix = ':' .. variant
-      for _, board in ipairs(redis.call('SMEMBERS', boards)) do
-        if string.sub(board, -#suffix) == suffix then
-          if redis.call('ZSCORE', board, id(p[i].id)) then
-            redis.call('ZADD', board, fmt(after[i]), id(p[i].id))
-          else
-            redis.call('SREM', boards, board)
-          end
-        end
-      end
-      local hidden = redis.call('HGET', ukey(p[i].id, 'settings'), '$hidden_field') == '$hidden'
-      if count >= MIN_RATED and not hidden then
-        redis.call('ZADD', 'nardy:top:' .. variant, fmt(after[i]), id(p[i].id))
-        redis.call('EXPIRE', 'nardy:top:' .. variant, USER_TTL)
-      end
-    end
-  end
-
-  -- the counters and the history of each person
-  local chat_board = nil
-  if f.mode == 'group' and given(f.chat_id) then
-    chat_board = 'nardy:top:chat:' .. id(f.chat_id) .. ':' .. variant
-  end
-  for i = 1, 2 do
-    if person[i] then
-      local o = 3 - i
-      local me, them = p[i], p[o]
-      local won = i == won_side
-      local key = ukey(me.id, 'stats')
-      redis.call('HSET', key, 'name', me.name)
-      if computer[o] then
-        local c = v .. 'cpu:' .. them.level .. ':'
-        redis.call('HINCRBY', key, c .. 'games', 1)
-        if won then
-          redis.call('HINCRBY', key, c .. 'wins', 1)
-          redis.call('HINCRBY', key, c .. 'points_won', f.points)
-        else
-          redis.call('HINCRBY', key, c .. 'points_lost', f.points)
-        end
-      else
-        redis.call('HINCRBY', key, v .. 'games', 1)
-        local kind = nil
-        if f.kind == 'mars' then kind = 'mars' elseif f.kind == 'koks' or f.kind == 'home_mars' then kind = 'koks' end
-        if won then
-          redis.call('HINCRBY', key, v .. 'wins', 1)
-          redis.call('HINCRBY', key, v .. 'points_won', f.points)
-          if kind then redis.call('HINCRBY', key, v .. kind .. '_won', 1) end
-          local streak = redis.call('HINCRBY', key, v .. 'streak', 1)
-          if streak > num(redis.call('HGET', key, v .. 'best_streak'), 0) then
-            redis.call('HSET', key, v .. 'best_streak', streak)
-          end
-        else
-          redis.call('HINCRBY', key, v .. 'losses', 1)
-          redis.call('HINCRBY', key, v .. 'points_lost', f.points)
-          if kind then redis.call('HINCRBY', key, v .. kind .. '_lost', 1) end
-          redis.call('HSET', key, v .. 'streak', 0)
-        end
-        if chat_board then
-          local rating = redis.call('HGET', key, v .. 'rating') or '$start'
-          redis.call('ZADD', chat_board, rating, id(me.id))
-          redis.call('EXPIRE', chat_board, CHAT_TTL)
-          local boards = ukey(me.id, 'boards')
-          redis.call('SADD', boards, chat_board)
-          redis.call('EXPIRE', boards, USER_TTL)
-        end
-      end
-      redis.call('EXPIRE', key, USER_TTL)
-      local level = null
-      if computer[o] then level = them.level end
-      local entry = {
-        key = f.key, variant = variant, opponent = id(them.id), level = level, won = won,
-        points = f.points, kind = f.kind, how = f.how, length = f.match_length,
-        score = {f.match_score[i], f.match_score[o]}, at = f.ended_at, change = changes[i]
-      }
-      local history = ukey(me.id, 'history')
-      redis.call('LPUSH', history, cjson.encode(entry))
-      redis.call('LTRIM', history, 0, HISTORY - 1)
-      redis.call('EXPIRE', history, USER_TTL)
-    end
-  end
-
-  outcome.first = false
-  redis.call('SET', marker, cjson.encode(outcome), 'EX', MARKER_TTL)
-  outcome.first = true
-  return cjson.encode(outcome)
-end
-"""
-).substitute(
-    user_ttl=USER_TTL,
-    chat_ttl=CHAT_TTL,
-    marker_ttl=MARKER_TTL,
-    min_rated=MIN_RATED_MATCHES,
-    history=HISTORY_GAMES,
-    points=RATING_POINTS,
-    start=repr(ratings.START_RATING),
-    scale=repr(ratings.SCALE),
-    stake=repr(ratings.STAKE),
-    provisional=repr(ratings.PROVISIONAL_FACTOR),
-    step=repr(ratings.EXPERIENCE_STEP),
-    hidden_field=HIDDEN_FIELD,
-    hidden=HIDDEN,
-)
-
-RECORD_SCRIPT = STATS_LUA + "return nardy_record(ARGV[1], ARGV[2])\n"
-
-# KEYS[1] a leaderboard, ARGV[1] its variant, ARGV[2] how many: the best players with their names and
-# counters, flat (id, rating, name, games, wins, rated) each; entries whose statistics expired are dropped.
-_TOP_SCRIPT = Template(
-    """
-local v = ARGV[1] .. ':'
-local n = tonumber(ARGV[2])
-local out, stale = {}, {}
-local start = 0
-for page = 1, $pages do
-  local ids = redis.call('ZREVRANGE', KEYS[1], start, start + n - 1, 'WITHSCORES')
-  if #ids == 0 then break end
-  for j = 1, #ids, 2 do
-    local got = redis.call('HMGET', 'nardy:user:' .. ids[j] .. ':stats', 'name', v .. 'games', v .. 'wins',
-      v .. 'rated')
-    if not got[1] then
-      table.insert(stale, ids[j])
-    elseif #out < 6 * n then
-      for _, x in ipairs({ids[j], ids[j + 1], got[1], got[2] or '0', got[3] or '0', got[4] or '0'}) do
-        table.insert(out, x)
-      end
-    end
-  end
-  if #out >= 6 * n then break end
-  start = start + n
-end
-for _, uid in ipairs(stale) do redis.call('ZREM', KEYS[1], uid) end
-return out
-"""
-).substitute(pages=TOP_PAGES)
-
-# ARGV[1] a user id: off every leaderboard, and every statistics key deleted; returns the keys deleted
-_FORGET_SCRIPT = Template(
-    """
-local uid = ARGV[1]
-local base = 'nardy:user:' .. uid .. ':'
-for _, board in ipairs(redis.call('SMEMBERS', base .. 'boards')) do redis.call('ZREM', board, uid) end
-local removed = 0
-for _, variant in ipairs({$variants}) do removed = removed + redis.call('ZREM', 'nardy:top:' .. variant, uid) end
-local deleted = redis.call('DEL', base .. 'stats', base .. 'history', base .. 'boards', $ratings)
-return deleted + removed
-"""
-).substitute(
-    variants=", ".join(f"'{v}'" for v in VARIANTS),
-    ratings=", ".join(f"base .. 'rating:{v}'" for v in VARIANTS),
-)
-
-# ARGV[1] a user id, ARGV[2] "1" to hide, "0" to show: the /settings field and the global boards, at once
-_HIDE_SCRIPT = Template(
-    """
-local uid = ARGV[1]
-local base = 'nardy:user:' .. uid .. ':'
-local hide = ARGV[2] == '1'
-redis.call('HSET', base .. 'settings', '$field', hide and '$hidden' or 'shown')
-redis.call('EXPIRE', base .. 'settings', $ttl)
-for _, variant in ipairs({$variants}) do
-  local board = 'nardy:top:' .. variant
-  if hide then
-    redis.call('ZREM', board, uid)
-  else
-    local got = redis.call('HMGET', base .. 'stats', variant .. ':rating', variant .. ':rated')
-    if got[1] and tonumber(got[2] or '0') >= $min_rated then
-      redis.call('ZADD', board, got[1], uid)
-      redis.call('EXPIRE', board, $ttl)
-    end
-  end
-end
-return 1
-"""
-).substitute(
-    field=HIDDEN_FIELD,
-    hidden=HIDDEN,
-    ttl=USER_TTL,
-    variants=", ".join(f"'{v}'" for v in VARIANTS),
-    min_rated=MIN_RATED_MATCHES,
-)
+# Only defines `local function nardy_record(finished_json, now)` (bot/storage/lua/record_result.lua): the
+# game's save script includes it too. The rating arithmetic is bot/ratings.py's (tests check that the two
+# agree).
+STATS_LUA = scripts.source("record_result")
 
 
 @asynccontextmanager
@@ -563,10 +310,8 @@ async def _redis_errors(what: str) -> AsyncIterator[None]:
         raise StatsError(f"{what}: {err}") from err
 
 
-async def _run(
-    redis: aioredis.Redis, source: str, what: str, keys: Iterable[str], args: Iterable[Any]
-) -> Any:
-    script = redis.register_script(source)  # EVALSHA, loaded again after a Redis restart
+async def _run(redis: aioredis.Redis, name: str, what: str, keys: Iterable[str], args: Iterable[Any]) -> Any:
+    script = scripts.register(redis, name)  # EVALSHA, loaded again after a Redis restart
     async with _redis_errors(what):
         return await script(keys=list(keys), args=list(args))
 
@@ -580,20 +325,20 @@ def _text(x: Any) -> str:
 
 async def record(redis: aioredis.Redis, finished: FinishedGame, now: float) -> RecordOutcome:
     """Record a finished game (atomic; once per `finished.key`: a repeat returns the first outcome)."""
-    raw = await _run(redis, RECORD_SCRIPT, f"record game {finished.key}", [], [finished.to_json(), repr(now)])
+    raw = await _run(redis, "record_game", f"record game {finished.key}", [], [finished.to_json(), repr(now)])
     return RecordOutcome.from_json(_text(raw))
 
 
 async def forget_user(redis: aioredis.Redis, user_id: int) -> int:
     """Delete the user's statistics, ratings, history and name, and take them off every leaderboard.
     Returns how many keys and leaderboard entries went (0: there was nothing)."""
-    return int(await _run(redis, _FORGET_SCRIPT, f"forget stats of user {user_id}", [], [user_id]))
+    return int(await _run(redis, "forget_stats", f"forget stats of user {user_id}", [], [user_id]))
 
 
 async def set_hidden(redis: aioredis.Redis, user_id: int, hidden: bool) -> None:
     """Hide the user from the global leaderboards (or show them again, if they qualify), and keep the
     choice (the /settings hash's "top" field, which later results read)."""
-    await _run(redis, _HIDE_SCRIPT, f"hide user {user_id}", [], [user_id, "1" if hidden else "0"])
+    await _run(redis, "hide_from_top", f"hide user {user_id}", [], [user_id, "1" if hidden else "0"])
 
 
 # ---------------------------------------------------------------------- reads
@@ -757,7 +502,7 @@ async def _top(redis: aioredis.Redis, board: str, variant: str, n: int) -> tuple
         raise ValueError(f"variant {variant!r} is not one of {VARIANTS}")
     if n < 1:
         return ()
-    flat = [_text(x) for x in await _run(redis, _TOP_SCRIPT, f"leaderboard {board}", [board], [variant, n])]
+    flat = [_text(x) for x in await _run(redis, "top", f"leaderboard {board}", [board], [variant, n])]
     return tuple(
         TopEntry(
             int(flat[i]),

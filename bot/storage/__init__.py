@@ -62,6 +62,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from bot import button_homes
 from bot.config import DEFAULT_REDIS_TIMEOUT
 from bot.game_format import ALL_FORMATS
+from bot.storage import scripts
 from bot.table import Challenge, Invite, Lobby, Person, Seeker, Table, new_id
 
 log = logging.getLogger(__name__)
@@ -254,283 +255,6 @@ def _json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
-# The compare-and-set of a game, with everything that must change with it, in one atomic step.
-# KEYS: the game, its messages hash, the unshown-boards set, then ARGV[5] chat pointers, ARGV[7] games sets,
-# the keys this change consumes (a lobby, an invitation: each must still hold the JSON whose field
-# ARGV[11 + 2i] is ARGV[12 + 2i], and is deleted), and last the turn reminders set.
-# ARGV: [1] the expected stored version ("" = the game must not exist), [2] the new JSON, [3] its TTL,
-# [4] the game id, [5] the number of chat pointers, [6] the games sets' TTL, [7] the number of games sets,
-# [8] when its boards are due to be shown by then (unix seconds; the unshown set's score), [9] "1" if the
-# game is live (not over), [10] "1" to forget its board messages (a rematch starts new ones), then the
-# consumed keys' pairs, then [11 + 2n] (n consumed keys) when the player on turn is due a turn reminder
-# (unix seconds; "": none, the game leaves the reminders set), [12 + 2n] the games this change ended (a JSON
-# list of bot/stats.py FinishedGame objects, "" for none: each recorded in its players' statistics and
-# ratings by bot/stats.py's nardy_record, in this same atomic step) and [13 + 2n] the time now.
-# A chat has one live game: a pointer to another live game refuses a live table ("busy"); a finished
-# table never moves a pointer away from another game.
-# Returns {1, stored version} when written; {0, stored version, reason, detail} (nothing written) when
-# refused: reason "version" (someone changed it first), "busy" (detail: the chat's live game), "gone" (a
-# consumed key is missing or holds something else).
-_SAVE_SCRIPT = (  # run after bot/stats.py's STATS_LUA, which defines nardy_record (Storage.__init__)
-    """
-local raw = redis.call('GET', KEYS[1])
-local stored = ''
-if raw then stored = string.format('%d', cjson.decode(raw)['version']) end  -- not tostring: 1e+14
-if raw == ARGV[2] then return {1, stored, '', ''} end  -- a retry of this very write (its answer was lost)
-if stored ~= ARGV[1] then return {0, stored, 'version', ''} end
-local chats, sets = tonumber(ARGV[5]), tonumber(ARGV[7])
-local live = ARGV[9] == '1'
-local first_chat, first_set, first_consumed = 4, 4 + chats, 4 + chats + sets
-local last_consumed = #KEYS - 1  -- KEYS[#KEYS]: the turn reminders set
-local remind_at = ARGV[11 + 2 * (last_consumed - first_consumed + 1)]
-for i = first_consumed, last_consumed do
-  local held = redis.call('GET', KEYS[i])
-  local arg = 11 + 2 * (i - first_consumed)
-  if not held then return {0, stored, 'gone', KEYS[i]} end
-  local value = cjson.decode(held)[ARGV[arg]]
-  if type(value) == 'number' then value = string.format('%d', value) end
-  if tostring(value) ~= ARGV[arg + 1] then return {0, stored, 'gone', KEYS[i]} end
-end
-local take = {}
-for i = first_chat, first_set - 1 do
-  local current = redis.call('GET', KEYS[i])
-  if not current or current == ARGV[4] then
-    take[#take + 1] = KEYS[i]
-  else
-    local other = redis.call('GET', '"""
-    + GAME_PREFIX
-    + """' .. current)
-    if other and cjson.decode(other)['game']['state']['phase'] ~= 'over' then
-      if live then return {0, stored, 'busy', current} end
-    elseif live then
-      take[#take + 1] = KEYS[i]
-    end
-  end
-end
-redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
-if ARGV[10] == '1' then redis.call('DEL', KEYS[2]) else redis.call('EXPIRE', KEYS[2], ARGV[3]) end
-for _, key in ipairs(take) do redis.call('SET', key, ARGV[4], 'EX', ARGV[3]) end
-for i = first_set, first_consumed - 1 do
-  redis.call('SADD', KEYS[i], ARGV[4])
-  redis.call('EXPIRE', KEYS[i], ARGV[6])
-end
-for i = first_consumed, last_consumed do redis.call('DEL', KEYS[i]) end
-redis.call('ZADD', KEYS[3], ARGV[8], ARGV[4])
-redis.call('EXPIRE', KEYS[3], ARGV[6])  -- an index of live games: gone only if no game changes for 30 days
-if remind_at and remind_at ~= '' then
-  redis.call('ZADD', KEYS[#KEYS], remind_at, ARGV[4])
-  redis.call('EXPIRE', KEYS[#KEYS], ARGV[6])  -- likewise
-else
-  redis.call('ZREM', KEYS[#KEYS], ARGV[4])
-end
-local ended = ARGV[12 + 2 * (last_consumed - first_consumed + 1)]
-if ended and ended ~= '' then
-  local now = ARGV[13 + 2 * (last_consumed - first_consumed + 1)]
-  for _, finished in ipairs(cjson.decode(ended)) do nardy_record(finished, now) end
-end
-return {1, stored, '', ''}
-"""
-)
-
-# Boards shown: KEYS the messages hash, the unshown set, the game, its drawing lease. ARGV: [1] the game id,
-# [2] the version the boards now show, [3] "1" if no board failed, [4] the drawer's token, then the keys of
-# the boards that show it now ("v:<key>" is what the last edit to land put there: the drawer holds the lease,
-# so edits land in order). If the game is still at that version, it leaves the unshown set (when complete)
-# and the drawer's lease is released: a change saved later finds no lease, so its worker draws it.
-# Returns the stored version (-1: the game is gone; nothing is written then).
-_SHOWN_SCRIPT = """
-local raw = redis.call('GET', KEYS[3])
-if not raw then
-  redis.call('ZREM', KEYS[2], ARGV[1])
-  if redis.call('GET', KEYS[4]) == ARGV[4] then redis.call('DEL', KEYS[4]) end
-  return -1
-end
-for i = 5, #ARGV do
-  redis.call('HSET', KEYS[1], 'v:' .. ARGV[i], ARGV[2])
-  redis.call('HDEL', KEYS[1], 'x:' .. ARGV[i])  -- its player is reachable again
-end
-if #ARGV >= 5 then
-  local ttl = redis.call('TTL', KEYS[3])
-  if ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) end
-end
-local stored = string.format('%d', cjson.decode(raw)['version'])
-if stored ~= ARGV[2] then return tonumber(stored) end
-if ARGV[3] == '1' then redis.call('ZREM', KEYS[2], ARGV[1]) end
-if redis.call('GET', KEYS[4]) == ARGV[4] then redis.call('DEL', KEYS[4]) end
-return tonumber(stored)
-"""
-
-# The lease of drawing a game's boards (one worker at a time, so that an older picture never lands after a
-# newer one): KEYS the lease, the game's messages hash; ARGV the worker's token, its time to live in ms.
-# Taken if free, extended if held by that token. Returns {1, the messages hash as a flat list} if the
-# worker holds it now (what the boards show, as the previous holder left it), else {0, the lease's ms left}.
-_HOLD_DRAW_SCRIPT = """
-local holder = redis.call('GET', KEYS[1])
-if holder and holder ~= ARGV[1] then return {0, redis.call('PTTL', KEYS[1])} end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return {1, redis.call('HGETALL', KEYS[2])}
-"""
-
-# Let go of a drawing lease (a worker that stops, or gives up for now): KEYS the lease; ARGV the token.
-_RELEASE_DRAW_SCRIPT = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-return 1
-"""
-
-# A new board message: KEYS the messages hash, the game, the new message's home key. ARGV: [1] the board
-# key, [2] the message id it replaces ("" for none), [3] the new message id, [4] its home ("board:<game>").
-# Set only if the board still has the message it replaces (another worker may have sent one first); the
-# hash and the message's home live as long as its game (the home a while longer: see _home_ttl). Returns 1
-# if set.
-_NEW_MESSAGE_SCRIPT = """
-local ttl = redis.call('TTL', KEYS[2])
-if ttl <= 0 then return 0 end  -- the game is gone
-local current = redis.call('HGET', KEYS[1], ARGV[1]) or ''
-if current ~= ARGV[2] then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
-redis.call('HDEL', KEYS[1], 'v:' .. ARGV[1])
-redis.call('EXPIRE', KEYS[1], ttl)
-redis.call('SET', KEYS[3], ARGV[4], 'EX', math.max(ttl, tonumber(ARGV[5])))
-return 1
-"""
-
-# Claim a game whose boards are due to be shown: KEYS the unshown set; ARGV the game id, now, the lease
-# (seconds), "1" to claim it even if not due yet (a start redraws every marked board). Returns 1 if claimed.
-_CLAIM_UNSHOWN_SCRIPT = """
-local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if not due then return 0 end
-if ARGV[4] ~= '1' and tonumber(due) > tonumber(ARGV[2]) then return 0 end
-redis.call('ZADD', KEYS[1], tonumber(ARGV[2]) + tonumber(ARGV[3]), ARGV[1])
-return 1
-"""
-
-# Claim a due turn reminder, so that exactly one worker sends it: KEYS the reminders set, the game, its
-# reminders count (nardy:reminded:<id>). ARGV: [1] the game id, [2] now, [3] the game's version as the caller
-# loaded it, [4] its game number, [5] reminders allowed per player and game, [6] the count's TTL if the game
-# has none, [7] the side on turn ("w" or "b": the count's field).
-# Every save of the game moves its entry (a later due time) or removes it, so an entry still due means no
-# change since; a game at another version than the caller's is left to its next look. Returns 0 (not
-# claimed: not due, taken by another worker, or the caller's table is not the stored one), -1 (the entry
-# left without a reminder: the game is gone, waits for nobody (ARGV[5] 0), or its player on turn had their
-# reminders), else which reminder of that player in this game it is (the entry left: sent once, whatever
-# becomes of the send).
-_CLAIM_REMINDER_SCRIPT = """
-local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if not due or tonumber(due) > tonumber(ARGV[2]) then return 0 end
-local raw = redis.call('GET', KEYS[2])
-if not raw then
-  redis.call('ZREM', KEYS[1], ARGV[1])
-  return -1
-end
-if string.format('%d', cjson.decode(raw)['version']) ~= ARGV[3] then return 0 end
-redis.call('ZREM', KEYS[1], ARGV[1])
-local counted = redis.call('HMGET', KEYS[3], 'n', ARGV[7])
-local sent = 0
-if counted[1] == ARGV[4] then sent = tonumber(counted[2] or '0') else redis.call('DEL', KEYS[3]) end
-local ttl = redis.call('TTL', KEYS[2])
-if ttl <= 0 then ttl = tonumber(ARGV[6]) end
-if sent >= tonumber(ARGV[5]) then
-  redis.call('EXPIRE', KEYS[3], ttl)
-  return -1
-end
-redis.call('HSET', KEYS[3], 'n', ARGV[4], ARGV[7], sent + 1)
-redis.call('EXPIRE', KEYS[3], ttl)
-return sent + 1
-"""
-
-# A group's lobby: KEYS the lobby, the chat's game pointer. ARGV the lobby JSON, its TTL, the starter's id.
-# Refused if the chat has a live game ({0, "game", id}) or another person's open lobby ({0, "lobby", its
-# JSON}); the starter's own open lobby is replaced ({1, its JSON}). Returns {1, ""} when opened.
-_OPEN_LOBBY_SCRIPT = (
-    """
-local current = redis.call('GET', KEYS[2])
-if current then
-  local game = redis.call('GET', '"""
-    + GAME_PREFIX
-    + """' .. current)
-  if game and cjson.decode(game)['game']['state']['phase'] ~= 'over' then return {0, 'game', current} end
-end
-local old = redis.call('GET', KEYS[1])
-if old and string.format('%d', cjson.decode(old)['starter']['id']) ~= ARGV[3] then
-  return {0, 'lobby', old}
-end
-redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
-return {1, old or ''}
-"""
-)
-
-# An invitation: KEYS the starter's invitation pointer, the new invitation. ARGV the JSON, its TTL, its token,
-# the key prefix of invitations. The starter's previous invitation is withdrawn. Returns its token or "".
-_PUT_INVITE_SCRIPT = """
-local old = redis.call('GET', KEYS[1])
-if old and old ~= ARGV[3] then redis.call('DEL', ARGV[4] .. old) end
-redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[2])
-redis.call('SET', KEYS[1], ARGV[3], 'EX', ARGV[2])
-if old and old ~= ARGV[3] then return old end
-return ''
-"""
-
-# An inline challenge: KEYS the user's pointer for (variant, target); ARGV a new token, its challenge JSON,
-# the TTL, the key prefix of challenges. The open challenge of that kind is reused (every inline query of the
-# user would otherwise make a new one). Returns the token of the challenge now open, and its JSON.
-_CHALLENGE_SCRIPT = """
-local token = redis.call('GET', KEYS[1])
-if token then
-  local raw = redis.call('GET', ARGV[4] .. token)
-  if raw then
-    redis.call('EXPIRE', ARGV[4] .. token, ARGV[3])
-    redis.call('EXPIRE', KEYS[1], ARGV[3])
-    return {token, raw}
-  end
-end
-redis.call('SET', ARGV[4] .. ARGV[1], ARGV[2], 'EX', ARGV[3])
-redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[3])
-return {ARGV[1], ARGV[2]}
-"""
-
-# Withdraw the user's invitation: KEYS the pointer; ARGV the key prefix of invitations. Returns its JSON or "".
-_CANCEL_INVITE_SCRIPT = """
-local token = redis.call('GET', KEYS[1])
-if not token then return '' end
-redis.call('DEL', KEYS[1])
-local raw = redis.call('GET', ARGV[1] .. token)
-if not raw then return '' end
-redis.call('DEL', ARGV[1] .. token)
-return raw
-"""
-
-# Token buckets (inbound limits): KEYS the buckets; ARGV per bucket its capacity and refill per second.
-# All buckets must hold a token; then one is taken from each. Returns {0, 0} when allowed, else {i, notice}:
-# bucket i is empty, and notice is 1 the first time since it last allowed (one polite answer per flood).
-_TAKE_TOKENS_SCRIPT = """
-local time = redis.call('TIME')
-local now = tonumber(time[1]) + tonumber(time[2]) / 1000000
-local state = {}
-for i, key in ipairs(KEYS) do
-  local cap, rate = tonumber(ARGV[2 * i - 1]), tonumber(ARGV[2 * i])
-  local held = redis.call('HMGET', key, 't', 'at', 'n')
-  local tokens = tonumber(held[1] or cap)
-  local at = tonumber(held[2] or now)
-  tokens = math.min(cap, tokens + math.max(0, now - at) * rate)
-  state[i] = {tokens, held[3]}
-  if tokens < 1 then
-    local notice = 0
-    if not held[3] then notice = 1 end
-    redis.call('HSET', key, 't', tokens, 'at', now, 'n', 1)
-    redis.call('EXPIRE', key, math.ceil(cap / rate) + 1)
-    return {i, notice}
-  end
-end
-for i, key in ipairs(KEYS) do
-  local cap, rate = tonumber(ARGV[2 * i - 1]), tonumber(ARGV[2 * i])
-  redis.call('HSET', key, 't', state[i][1] - 1, 'at', now)
-  redis.call('HDEL', key, 'n')
-  redis.call('EXPIRE', key, math.ceil(cap / rate) + 1)
-end
-return {0, 0}
-"""
-
-
 # ---------------------------------------------------------------------- quick match
 
 SEEK_PREFIX = "nardy:seek:"
@@ -544,121 +268,6 @@ def seek_key(variant: str) -> str:
 
 def user_seek_key(user_id: int) -> str:
     return f"nardy:user:{user_id}:seek"
-
-
-# Lua helpers of the quick-match scripts: a user's search record, and the live game of a private chat (if any).
-_SEEK_HELPERS = (
-    """
-local function record_key(user) return 'nardy:user:' .. user .. ':seek' end
-local function live_game(chat)
-  local current = redis.call('GET', 'nardy:chat:' .. chat .. ':game')
-  if not current then return nil end
-  local game = redis.call('GET', '"""
-    + GAME_PREFIX
-    + """' .. current)
-  if game and cjson.decode(game)['game']['state']['phase'] ~= 'over' then return current end
-  return nil
-end
-"""
-)
-
-# Look for a quick-match partner: KEYS the variant's queue, the seeker's search record. ARGV: [1] the seeker's
-# user id, [2] their record (Seeker JSON), [3] its join time (the queue's score), [4] the keys' TTL, [5] the
-# variant. Refused if the seeker has a live game in their private chat ({"busy", its id}) or is looking
-# already ({"seeking", their record}). Else the queue is read oldest first: entries whose search ended (no
-# record, or one of another variant) are removed; seekers who started another game meanwhile are removed with
-# their record and returned (to be told); the first other live seeker is the partner ({"pair", their record}):
-# left in the queue, their record is consumed by the game's creation (_SAVE_SCRIPT), or they go on waiting.
-# With nobody there the seeker is queued ({"queued"}) in this same step: of two people pressing at once, the
-# second finds the first. So a queue never holds two live seekers, and nobody leaves it but in the step that
-# ends their search. Every answer's third element: the records of the seekers dropped for a live game.
-# Ratings (the match and ratings issue) do not exist yet. When they do, this is where they go: each record
-# will carry the rating, and instead of the oldest live seeker the script picks the nearest rating among them,
-# within a window that widens with each candidate's wait (now minus their score), oldest first among equals.
-_SEEK_SCRIPT = (
-    _SEEK_HELPERS
-    + """
-local mine = live_game(ARGV[1])
-if mine then return {'busy', mine, {}} end
-local held = redis.call('GET', KEYS[2])
-if held then return {'seeking', held, {}} end
-local dropped = {}
-while true do
-  local batch = redis.call('ZRANGE', KEYS[1], 0, 99)
-  if #batch == 0 then break end
-  for _, user in ipairs(batch) do
-    local raw = nil
-    if user ~= ARGV[1] then raw = redis.call('GET', record_key(user)) end
-    if not raw or cjson.decode(raw)['game'] ~= ARGV[5] then
-      redis.call('ZREM', KEYS[1], user)
-    elseif live_game(user) then
-      redis.call('ZREM', KEYS[1], user)
-      redis.call('DEL', record_key(user))
-      dropped[#dropped + 1] = raw
-    else
-      return {'pair', raw, dropped}
-    end
-  end
-end
-redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
-redis.call('EXPIRE', KEYS[1], ARGV[4])
-redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[4])
-return {'queued', '', dropped}
-"""
-)
-
-# Stop a search: KEYS the user's search record, then every variant's queue. ARGV: [1] the user id, [2] the
-# search's token ("": whichever). Returns the record it ended, or "" (no such search: paired, ended, newer).
-_STOP_SEEK_SCRIPT = """
-local raw = redis.call('GET', KEYS[1])
-if not raw then return '' end
-if ARGV[2] ~= '' and cjson.decode(raw)['token'] ~= ARGV[2] then return '' end
-redis.call('DEL', KEYS[1])
-for i = 2, #KEYS do redis.call('ZREM', KEYS[i], ARGV[1]) end
-return raw
-"""
-
-# End the searches that waited too long: KEYS the queues; ARGV: [1] the cutoff (entries that joined at or
-# before it), [2] at most this many per queue, then each queue's variant. Each expired entry leaves its queue;
-# a live search is ended with it and returned (its record, then the id of the game the user started meanwhile,
-# or ""), so exactly one sweeper tells each. Stale entries just leave.
-_SWEEP_SEEK_SCRIPT = (
-    _SEEK_HELPERS
-    + """
-local out = {}
-for i, queue in ipairs(KEYS) do
-  local old = redis.call('ZRANGEBYSCORE', queue, '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
-  for _, user in ipairs(old) do
-    redis.call('ZREM', queue, user)
-    local raw = redis.call('GET', record_key(user))
-    if raw and cjson.decode(raw)['game'] == ARGV[2 + i] then
-      redis.call('DEL', record_key(user))
-      out[#out + 1] = raw
-      out[#out + 1] = live_game(user) or ''
-    end
-  end
-end
-return out
-"""
-)
-
-# A queue entry whose search ended: KEYS the queue, the user's search record; ARGV the user id, the queue's
-# variant. Removed unless the user looks again in that variant (then the entry is theirs). Returns 1 if removed.
-_DROP_STALE_SCRIPT = """
-local raw = redis.call('GET', KEYS[2])
-if raw and cjson.decode(raw)['game'] == ARGV[2] then return 0 end
-return redis.call('ZREM', KEYS[1], ARGV[1])
-"""
-
-# A board's player cannot be reached (403): KEYS the game's messages hash, the game; ARGV the board key, now.
-# Returns 1 if newly marked (the opponent is then told), 0 if marked already or the game is gone.
-_UNREACHABLE_SCRIPT = """
-local ttl = redis.call('TTL', KEYS[2])
-if ttl <= 0 then return 0 end
-if redis.call('HSETNX', KEYS[1], 'x:' .. ARGV[1], ARGV[2]) == 0 then return 0 end
-redis.call('EXPIRE', KEYS[1], ttl)
-return 1
-"""
 
 
 @dataclass(frozen=True)
@@ -695,29 +304,27 @@ class Storage:
         self._parsed: dict[str, tuple[str, Table, float]] = {}
         self._r = client
         self._clock = clock  # unix time, for the unshown boards' due times
-        # EVALSHA, loaded again after a Redis restart
-        from bot.stats import STATS_LUA  # bot/stats.py builds on this module's errors
-
-        self._save_script = client.register_script(STATS_LUA + _SAVE_SCRIPT)
-        self._shown_script = client.register_script(_SHOWN_SCRIPT)
-        self._new_message_script = client.register_script(_NEW_MESSAGE_SCRIPT)
-        self._claim_unshown_script = client.register_script(_CLAIM_UNSHOWN_SCRIPT)
-        self._claim_reminder_script = client.register_script(_CLAIM_REMINDER_SCRIPT)
+        # EVALSHA, loaded again after a Redis restart (bot/storage/lua/*.lua)
+        self._save_script = scripts.register(client, "save_game")
+        self._shown_script = scripts.register(client, "boards_shown")
+        self._new_message_script = scripts.register(client, "new_message")
+        self._claim_unshown_script = scripts.register(client, "claim_unshown")
+        self._claim_reminder_script = scripts.register(client, "claim_reminder")
         # seconds after a change that the person on turn against another person is due a turn reminder
         # (0: none); set by bot.app.build_application
         self.remind_after = 0.0
-        self._open_lobby_script = client.register_script(_OPEN_LOBBY_SCRIPT)
-        self._put_invite_script = client.register_script(_PUT_INVITE_SCRIPT)
-        self._cancel_invite_script = client.register_script(_CANCEL_INVITE_SCRIPT)
-        self._take_tokens_script = client.register_script(_TAKE_TOKENS_SCRIPT)
-        self._hold_draw_script = client.register_script(_HOLD_DRAW_SCRIPT)
-        self._challenge_script = client.register_script(_CHALLENGE_SCRIPT)
-        self._release_draw_script = client.register_script(_RELEASE_DRAW_SCRIPT)
-        self._seek_script = client.register_script(_SEEK_SCRIPT)
-        self._stop_seek_script = client.register_script(_STOP_SEEK_SCRIPT)
-        self._sweep_seek_script = client.register_script(_SWEEP_SEEK_SCRIPT)
-        self._drop_stale_script = client.register_script(_DROP_STALE_SCRIPT)
-        self._unreachable_script = client.register_script(_UNREACHABLE_SCRIPT)
+        self._open_lobby_script = scripts.register(client, "open_lobby")
+        self._put_invite_script = scripts.register(client, "put_invite")
+        self._cancel_invite_script = scripts.register(client, "cancel_invite")
+        self._take_tokens_script = scripts.register(client, "take_tokens")
+        self._hold_draw_script = scripts.register(client, "hold_draw")
+        self._challenge_script = scripts.register(client, "open_challenge")
+        self._release_draw_script = scripts.register(client, "release_draw")
+        self._seek_script = scripts.register(client, "seek")
+        self._stop_seek_script = scripts.register(client, "stop_seek")
+        self._sweep_seek_script = scripts.register(client, "sweep_seeks")
+        self._drop_stale_script = scripts.register(client, "drop_stale_seek")
+        self._unreachable_script = scripts.register(client, "mark_unreachable")
 
     @classmethod
     def from_url(
@@ -811,7 +418,7 @@ class Storage:
         consumes: tuple[tuple[str, str, str], ...] = (),
         new_boards: bool = False,
     ) -> None:
-        """One EVALSHA of _SAVE_SCRIPT: the checks and every write in one round trip, atomic in Redis."""
+        """One EVALSHA of lua/save_game.lua: the checks and every write in one round trip, atomic in Redis."""
         sets = _games_sets(table)
         keys = [
             game_key(table.id),
@@ -1141,7 +748,7 @@ class Storage:
     # ------------------------------------------------------------------ quick match
 
     async def seek(self, seeker: Seeker, ttl: float) -> SeekOutcome:
-        """One atomic look for a quick-match partner of `seeker` (_SEEK_SCRIPT): a partner to create the game
+        """One atomic look for a quick-match partner of `seeker` (lua/seek.lua): a partner to create the game
         with (start_from_seek), or `seeker` queued; refused ("busy", "seeking") when they cannot look now.
         `ttl`: seconds the queue and the record live (the search's timeout and a grace)."""
         user_id = seeker.person.user_id
