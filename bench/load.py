@@ -177,14 +177,14 @@ def breakdown(presses: int, seed: int) -> int:
                         flow.new_game_id(), "group", "short", Person(1, "A"), Person(2, "B"), "en",
                         dice, computer, chat_id=-1,
                     )  # fmt: skip
-                    await storage.create(table)
+                    await storage.games.create(table)
                 t0 = time.perf_counter()
-                loaded = await storage.load(table.id)
+                loaded = await storage.games.load(table.id)
                 assert loaded is not None
                 t1 = time.perf_counter()
                 new, _ = await random_press(loaded, rng, dice, computer)
                 t2 = time.perf_counter()
-                await storage.save(new)
+                await storage.games.save(new)
                 t3 = time.perf_counter()
                 view, _, _ = display._render_parts(new, new.targets[0])
                 t4 = time.perf_counter()
@@ -210,7 +210,7 @@ def memory(games: int, seed: int) -> int:
     import redis
 
     from bot import flow
-    from bot.storage import chat_key, game_key, messages_key, user_games_key
+    from bot.storage.keys import chat_key, game_key, messages_key, user_games_key
     from bot.table import Person
 
     async def run() -> dict[str, float]:
@@ -230,8 +230,8 @@ def memory(games: int, seed: int) -> int:
                         flow.new_game_id(), "group", ("short", "long")[g % 2], *players, "en", dice, computer,
                         chat_id=-1000 - g,
                     )  # fmt: skip
-                    await storage.create(table)
-                    await storage.set_message(table.id, "g", 1000 + g)
+                    await storage.games.create(table)
+                    await storage.games.set_message(table.id, "g", 1000 + g)
                     sizes["start"].append(usage(game_key(table.id)))
                     turns = 0
                     while not table.over:
@@ -240,7 +240,7 @@ def memory(games: int, seed: int) -> int:
                             turns += 1
                             if turns == 25:
                                 sizes["turn 25"].append(usage(game_key(table.id)))
-                        await storage.save(new)
+                        await storage.games.save(new)
                         table = new
                     sizes["finished"].append(usage(game_key(table.id)))
                     sizes["messages"].append(usage(messages_key(table.id)))

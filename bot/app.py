@@ -286,7 +286,9 @@ def build_application(
         env_after if remind_after is None else remind_after,
         env_count if reminders_per_game is None else reminders_per_game,
     )
-    storage.remind_after = reminders.remind_after if reminders.on else 0.0  # each save schedules its reminder
+    storage.games.remind_after = (
+        reminders.remind_after if reminders.on else 0.0
+    )  # each save schedules its reminder
     app.bot_data[REMINDERS] = reminders
     app.bot_data["nardy"] = Deps(
         storage=storage,

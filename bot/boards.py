@@ -26,11 +26,12 @@ from dataclasses import replace
 
 from telegram import Bot
 
-from bot import display, stats
+from bot import display
 from bot.display import Shown
 from bot.outbox import Gate, current_gate, passed
 from bot.settings import SettingsCache
-from bot.storage import SHOW_LEASE, Storage, StorageError
+from bot.storage import Storage, StorageError
+from bot.storage.games import SHOW_LEASE
 from bot.table import Table, Target
 
 log = logging.getLogger(__name__)
@@ -143,7 +144,7 @@ class Boards:
 
     def restyle(self, game_id: str, key: str) -> None:
         """Board `key` of a game should look different (its player chose another language or colours): draw
-        it again, from scratch (the caller has unmarked it in Redis: storage.unmark_shown)."""
+        it again, from scratch (the caller has unmarked it in Redis: storage.games.unmark_shown)."""
         job = self._jobs.get(game_id)
         if job is not None:
             job.known.pop(key, None)
@@ -169,7 +170,7 @@ class Boards:
         try:
             while True:
                 job.wake.clear()
-                boards = await self.storage.hold_draw(job.game_id, self.token, DRAW_LEASE)
+                boards = await self.storage.games.hold_draw(job.game_id, self.token, DRAW_LEASE)
                 if isinstance(boards, float):
                     # Another worker draws this game now: its last check sees our change too. If it died
                     # (a restart), its lease lapses: try again then (or sooner), and draw what is behind.
@@ -183,9 +184,9 @@ class Boards:
                 table, job.pending = job.pending, None
                 if table is None or job.reload:
                     job.reload = False
-                    stored = await self.storage.load(job.game_id)
+                    stored = await self.storage.games.load(job.game_id)
                     if stored is None:  # expired or deleted: nothing to show
-                        await self.storage.forget_unshown(job.game_id)
+                        await self.storage.schedules.forget_unshown(job.game_id)
                         return
                     if table is None or stored.version >= table.version:
                         table = stored
@@ -216,10 +217,10 @@ class Boards:
                         failures,
                         GIVEN_UP_RETRY,
                     )
-                    await self.storage.postpone_unshown(job.game_id, GIVEN_UP_RETRY)
+                    await self.storage.schedules.postpone_unshown(job.game_id, GIVEN_UP_RETRY)
                     return
                 delay = min(RETRY_MAX, self.retry_first * 2 ** (failures - 1))
-                await self.storage.postpone_unshown(job.game_id, delay + SHOW_LEASE)
+                await self.storage.schedules.postpone_unshown(job.game_id, delay + SHOW_LEASE)
                 await self._sleep(job, delay)
                 job.reload = True  # the stored game may have changed, or have other board messages
         except StorageError as err:
@@ -235,7 +236,7 @@ class Boards:
                 del self._jobs[job.game_id]
             if job.holding:  # let another worker (or the healer) draw it without waiting for the lease
                 with contextlib.suppress(StorageError):
-                    await self.storage.release_draw(job.game_id, self.token)
+                    await self.storage.games.release_draw(job.game_id, self.token)
 
     @contextlib.asynccontextmanager
     async def _renewing(self, job: _Job) -> AsyncIterator[None]:
@@ -246,7 +247,7 @@ class Boards:
             while True:
                 await asyncio.sleep(DRAW_LEASE / 3)
                 try:
-                    held = await self.storage.hold_draw(job.game_id, self.token, DRAW_LEASE)
+                    held = await self.storage.games.hold_draw(job.game_id, self.token, DRAW_LEASE)
                 except StorageError:
                     continue
                 if isinstance(held, float):
@@ -292,7 +293,7 @@ class Boards:
             else:  # SKIPPED (the chat takes no messages): nothing to retry, but not shown either, so that
                 skipped.append(target)  # a press there after an unblock redraws it
         complete = failed == 0
-        stored = await self.storage.shown(table.id, table.version, tuple(done), complete, self.token)
+        stored = await self.storage.games.shown(table.id, table.version, tuple(done), complete, self.token)
         hook = self.unreachable
         for target in skipped:
             if hook is None:
@@ -307,7 +308,7 @@ class Boards:
 
     async def _with_ratings(self, table: Table) -> Table:
         """`table` with its players' rating changes, when its game ended a rated match (recorded by the
-        save that ended it: bot/stats.py); as it is otherwise, or when they cannot be read. A match ended
+        save that ended it: bot/storage/results.py); as it is otherwise, or when they cannot be read. A match ended
         by a player's /forget was rated too: the line shows the other player's change only (the forgotten
         player's rating is deleted)."""
         if not table.over or table.rated is not None or any(p.is_computer for p in table.players):
@@ -317,7 +318,7 @@ class Boards:
         if table.match.is_match and not table.match.over:
             return table
         try:
-            outcome = await stats.recorded(self.storage.client, f"{table.id}/{table.number}")
+            outcome = await self.storage.results.recorded(f"{table.id}/{table.number}")
         except StorageError as err:
             log.info("game %s: ratings unavailable (%s)", table.id, err)
             return table
@@ -356,7 +357,7 @@ class Boards:
             if target.inline_id is not None:
                 job.known[target.key] = (INLINE, table)
                 return outcome
-            stored = await self.storage.load(table.id) if target.key not in table.messages else table
+            stored = await self.storage.games.load(table.id) if target.key not in table.messages else table
             message_id = (stored or table).messages.get(target.key)
             if message_id is not None:
                 job.known[target.key] = (message_id, table)
@@ -368,14 +369,16 @@ class Boards:
         """Redraw the marked games that are due (`everything`: all marked games, as at a start).
         Returns how many this worker took."""
         taken = 0
-        due_by = None if everything else self.storage.now()
+        due_by = None if everything else self.storage.schedules.now()
         room = MAX_HEALING - len(self._jobs)
         if room <= 0:
             return 0
-        for game_id in await self.storage.unshown(due_by, min(room, HEAL_BATCH if not everything else room)):
+        for game_id in await self.storage.schedules.unshown(
+            due_by, min(room, HEAL_BATCH if not everything else room)
+        ):
             if game_id in self._jobs:
                 continue
-            if await self.storage.claim_unshown(game_id, force=everything):
+            if await self.storage.schedules.claim_unshown(game_id, force=everything):
                 taken += 1
                 self.redraw(game_id)
         if taken:

@@ -5,7 +5,7 @@ A custom Telegram client can send any callback data for any message it can see: 
 press "the new-game menu's cube switch" on the game's board, or Accept of someone else's inline challenge on
 a card of their own. The data alone says what the press wants; the home says where that is allowed. Each
 message with buttons is written down in Redis when it is sent (or becomes something else), as the home it
-is (bot/storage.py `set_home`, key `nardy:home:<chat>:<message>` or `nardy:home:i:<inline message>`):
+is (bot/storage/users.py `set_home`, key `nardy:home:<chat>:<message>` or `nardy:home:i:<inline message>`):
 
   board:<game>          a game's board: moves, plays, Undo, Done, the cube, 💡, Rematch, a finished game's
                         📄 Record, 🎞 Replay and 📊 Analysis; on an inline board also its menu (resign,
@@ -22,7 +22,7 @@ is (bot/storage.py `set_home`, key `nardy:home:<chat>:<message>` or `nardy:home:
 
 A press whose message has another home, or none, is refused with an alert before any handler runs: nothing
 is edited or saved. A board's messages are written down by the same script that records the board
-(storage.new_message); a board drawn before homes existed, or an inline board, is recognised from its game
+(GameStore.new_message); a board drawn before homes existed, or an inline board, is recognised from its game
 (the game's messages hash, its inline message) at its first press. Every action bot/callbacks.py knows must
 have a home here (a test checks it), so a new button cannot be added without saying where it lives.
 """

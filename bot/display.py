@@ -120,7 +120,7 @@ async def show_board(
         return await _show_inline(bot, table, target, previous, media_chat)
     message_id = table.messages.get(target.key)
     if message_id is None and again:  # another worker (or an earlier show) may have sent it meanwhile
-        stored = await storage.load(table.id)
+        stored = await storage.games.load(table.id)
         if stored is not None and target.key in stored.messages:
             table = replace(table, messages=stored.messages)
             message_id = table.messages[target.key]
@@ -158,7 +158,7 @@ async def show_board(
         image = await render(view)
         sent = await bot.send_photo(chat_id=target.chat_id, photo=image, caption=text, reply_markup=markup)
         try:
-            kept = await storage.new_message(
+            kept = await storage.games.new_message(
                 table.id, target.key, message_id, sent.message_id, target.chat_id
             )
         except StorageError:
@@ -167,7 +167,7 @@ async def show_board(
         if not kept:  # another worker sent a new board first: ours would be a second one; draw on theirs
             log.info("game %s: board %s was sent twice; deleting %s", table.id, target.key, sent.message_id)
             await delete(bot, target.chat_id, sent.message_id)
-            stored = await storage.load(table.id)
+            stored = await storage.games.load(table.id)
             if stored is None or not again:
                 return Shown.FAILED
             return await show_board(

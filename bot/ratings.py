@@ -10,7 +10,7 @@ or a close variant: it is the proven anchor for backgammon ratings. It is Elo, a
   from 5 to 1 over their first 400 points of matches, so a new player reaches their level quickly and an
   established rating is stable;
 - it is deterministic and needs one update per result, the same arithmetic in Python and in the Lua that
-  applies it atomically in Redis (bot/stats.py): a retried or raced update is recognised and applied once.
+  applies it atomically in Redis (bot/storage/lua/record_result.lua): a retried or raced update is recognised and applied once.
 Glicko-2 was the other candidate. It needs rating periods (results collected over a period, a volatility
 iteration per period) that a chat bot whose players come and go at any hour does not have, and it is
 harder to reproduce in a Redis script; its rating deviation is what FIBS's experience factor approximates.

@@ -2,7 +2,7 @@
 gets one nudge in their private chat; each player at most NARDY_REMINDERS_PER_GAME in each game of a series.
 
 - Every save of a game sets or clears its entry in the `nardy:remind` sorted set in the same atomic step
-  (bot/storage.py): while a person must decide against another person (`Table.waiting_for`: any mode,
+  (bot/storage/games.py): while a person must decide against another person (`Table.waiting_for`: any mode,
   both players reachable people), the entry is due `remind_after` seconds after the change; otherwise (the
   game is over, an opponent is the computer or left) there is none. So every press on the board (a single
   move, undo, done) puts the reminder off again, and the waiting player is never nudged.
@@ -147,17 +147,17 @@ class Reminders:
             pass
 
     async def _look(self) -> int:
-        due = await self.storage.due_reminders(BATCH)
+        due = await self.storage.schedules.due_reminders(BATCH)
         for game_id in due:
             try:
-                table = await self.storage.load(game_id)
-                number = await self.storage.claim_reminder(game_id, table, self.per_game)
+                table = await self.storage.games.load(game_id)
+                number = await self.storage.schedules.claim_reminder(game_id, table, self.per_game)
             except StorageError:
                 raise
             except Exception:  # a record this worker cannot read: its entry must not block the others
                 log.exception("game %s: its turn reminder is dropped", game_id)
                 with contextlib.suppress(StorageError):
-                    await self.storage.drop_reminder(game_id)
+                    await self.storage.schedules.drop_reminder(game_id)
                 continue
             side = None if table is None else table.waiting_for
             if number <= 0 or table is None or side is None:

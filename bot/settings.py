@@ -15,7 +15,7 @@ Where they apply:
 - theme: the colours of the player's private boards, resolved when drawn (group boards stay light: the
   board is everyone's);
 - seed: the player's own seed for the dice (/seed), taken when a game of theirs starts;
-- top: "hidden" leaves the player out of the global leaderboards (/top in private; bot/stats.py reads the
+- top: "hidden" leaves the player out of the global leaderboards (/top in private; bot/storage/results.py reads the
   field when it records a result, and stats.set_hidden changes it together with the boards); their groups'
   boards still show them."""
 
@@ -57,7 +57,9 @@ class Settings:
     )
     theme: str = DEFAULT_THEME  # the colours of the user's private boards (render.theme.THEMES)
     seed: str = ""  # the user's own seed for the dice of their next games (/seed); "": a random one each game
-    top: str = "shown"  # "hidden": left out of the global leaderboards (bot/stats.py reads this field too)
+    top: str = (
+        "shown"  # "hidden": left out of the global leaderboards (the results' scripts read this field too)
+    )
 
     def language(self, telegram: str | None) -> str:
         """The language to speak to the user: the chosen one, else Telegram's (`telegram`: its code)."""
@@ -130,14 +132,14 @@ class SettingsCache:
         if found is not None:
             return found
         self.reads += 1
-        settings = Settings.from_fields(await self.storage.user_settings(user_id))
+        settings = Settings.from_fields(await self.storage.users.settings(user_id))
         self._remember(user_id, settings)
         return settings
 
     async def choose(self, user_id: int, setting: str, choice: str) -> Settings:
         """Save one choice (ValueError for an unknown one); this process sees it at once."""
         settings = (await self.get(user_id)).chosen(setting, choice)
-        await self.storage.set_user_setting(user_id, setting, choice)
+        await self.storage.users.set_setting(user_id, setting, choice)
         self._remember(user_id, settings)
         return settings
 
@@ -146,7 +148,7 @@ class SettingsCache:
         if seed:
             check_client_seed(seed)
         settings = replace(await self.get(user_id), seed=seed)
-        await self.storage.set_user_setting(user_id, "seed", seed)
+        await self.storage.users.set_setting(user_id, "seed", seed)
         self._remember(user_id, settings)
         return settings
 

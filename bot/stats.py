@@ -1,10 +1,6 @@
-"""Results of finished games in Redis: per-player statistics, ratings, histories and leaderboards.
-
-Recording a result is one Lua function, `nardy_record` (bot/storage/lua/record_result.lua), run in Redis:
-atomic, and idempotent by the game's key (`<table id>/<game number>`): the first call leaves a marker holding
-its outcome, and any later or racing call with the same key changes nothing and returns that outcome. The
-game's save script (bot/storage/lua/save_game.lua) includes it so that the result is recorded in the same
-atomic step as the game's end; `record()` runs it on its own (tests, and a fallback).
+"""What the statistics are: finished games as their results see them, recording outcomes, a player's
+statistics, rating points, leaderboard lines and history entries. Values only: bot/storage/results.py
+stores them (and bot/storage/lua/record_result.lua records a finished game in Redis).
 
 What counts:
 - The main counters of a variant (games, wins, losses, marses and koks won and lost, points won and lost,
@@ -21,51 +17,16 @@ What counts:
   rated matches who did not hide in /settings). Hiding takes a player off the global boards only; they
   stay on their groups' boards (those are the group's own). A player's rating change updates every board
   they are on, found in their `boards` set.
-
-Keys (bytes are rough, for a player active in both variants; "u" stands for nardy:user:<id>):
-  u:stats                     hash: "name" (for display), per variant "<variant>:<counter>" (games, wins,
-                              losses, mars_won, mars_lost, koks_won, koks_lost, points_won, points_lost,
-                              streak, best_streak, rating, experience, rated) and the computer's block
-                              "<variant>:cpu:<level>:<games|wins|points_won|points_lost>". ~0.5-1 KB.
-  u:rating:<variant>          list: the last RATING_POINTS (100) ratings, "<unix time> <rating>", oldest
-                              first. ~3.3 KB each when full.
-  u:history                   list: the last HISTORY_GAMES (20) games, JSON, newest first. ~4 KB. The
-                              opponent is kept by user id, their name read when shown: an opponent who used
-                              /forget (or whose statistics expired) shows as "a former player".
-  u:boards                    set: the chat leaderboards the player is on (to update and forget them
-                              without a scan). ~170 bytes a chat and variant.
-  Each is set to expire USER_TTL (365 days) after it was last written: a player away for a year is
-  forgotten. Their entries on leaderboards are dropped by the next /top that meets them. About 12 KB for a
-  player with full histories in both variants: 1 GB holds some 80,000 such players.
-  nardy:top:chat:<chat_id>:<variant>  sorted set: user id -> rating. ~30-80 bytes a player; 365 days after
-                              the chat's last group game between people (CHAT_TTL).
-  nardy:top:<variant>         sorted set: user id -> rating, the global board. ~30-80 bytes a player; 365 days
-                              after its last change (bounded by the players with MIN_RATED_MATCHES rated
-                              matches; those whose statistics expired are dropped when /top meets them).
-  nardy:recorded:<key>        the outcome of recording that game (JSON of ratings, no names): the marker
-                              that makes recording idempotent. ~280 bytes; MARKER_TTL (30 days).
-  u:settings, field "top"     "hidden": the player hid from global leaderboards (/settings; bot/settings.py's
-                              hash, read by the script).
-The script builds these key names from the game's JSON instead of receiving them as KEYS: it runs on a
-single Redis node (as the bot's storage does), not on a Redis Cluster.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import AsyncIterator, Iterable
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import redis.asyncio as aioredis
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
-from redis.exceptions import TimeoutError as RedisTimeoutError
-
 from bot import ratings
-from bot.storage import StorageError, StorageUnavailable, scripts
 
 VARIANTS = ("short", "long")
 MODES = ("group", "friend", "computer", "inline", "match")
@@ -73,56 +34,11 @@ KINDS = ("oin", "mars", "koks", "home_mars")
 HOWS = ("played", "resigned", "dropped", "claimed")
 LEVELS = ("beginner", "intermediate", "expert")
 
-DAY = 24 * 3600
-USER_TTL = 365 * DAY  # a player's statistics, rating, history: after their last recorded game
-CHAT_TTL = 365 * DAY  # a chat's leaderboard: after the last game recorded there
-MARKER_TTL = 30 * DAY  # a recorded game's marker (a retry after that would count it again)
 MIN_RATED_MATCHES = 5  # rated matches before a player enters the global leaderboard
 HISTORY_GAMES = 20  # games kept in a player's history
 RATING_POINTS = 100  # ratings kept in a player's rating history, per variant
 MAX_NAME = 64  # characters of a name kept for display
 TOP_PAGES = 5  # a /top reads at most this many pages of its board (stale entries are skipped and dropped)
-
-
-class StatsError(StorageError):
-    """Redis refused a statistics script (a bug: the input was checked before)."""
-
-
-def user_key(user_id: int, what: str) -> str:
-    return f"nardy:user:{user_id}:{what}"
-
-
-def stats_key(user_id: int) -> str:
-    return user_key(user_id, "stats")
-
-
-def rating_key(user_id: int, variant: str) -> str:
-    return user_key(user_id, f"rating:{variant}")
-
-
-def history_key(user_id: int) -> str:
-    return user_key(user_id, "history")
-
-
-def boards_key(user_id: int) -> str:
-    return user_key(user_id, "boards")
-
-
-def chat_board_key(chat_id: int, variant: str) -> str:
-    return f"nardy:top:chat:{chat_id}:{variant}"
-
-
-def global_board_key(variant: str) -> str:
-    return f"nardy:top:{variant}"
-
-
-def marker_key(key: str) -> str:
-    return f"nardy:recorded:{key}"
-
-
-def settings_key(user_id: int) -> str:
-    return user_key(user_id, "settings")  # bot/storage.py's user_settings_key: the /settings hash
-
 
 HIDDEN_FIELD, HIDDEN = "top", "hidden"  # the /settings choice that hides from the global boards
 
@@ -291,64 +207,7 @@ class RecordOutcome:
         return cls(bool(d["first"]), (change(d["white"]), change(d["black"])))
 
 
-# ---------------------------------------------------------------------- the Lua
-
-# Only defines `local function nardy_record(finished_json, now)` (bot/storage/lua/record_result.lua): the
-# game's save script includes it too. The rating arithmetic is bot/ratings.py's (tests check that the two
-# agree).
-STATS_LUA = scripts.source("record_result")
-
-
-@asynccontextmanager
-async def _redis_errors(what: str) -> AsyncIterator[None]:
-    """redis-py errors at this boundary: unreachable -> StorageUnavailable, a refused script -> StatsError."""
-    try:
-        yield
-    except (RedisConnectionError, RedisTimeoutError, OSError) as err:
-        raise StorageUnavailable(f"{what}: redis unreachable: {err}") from err
-    except RedisError as err:
-        raise StatsError(f"{what}: {err}") from err
-
-
-async def _run(redis: aioredis.Redis, name: str, what: str, keys: Iterable[str], args: Iterable[Any]) -> Any:
-    script = scripts.register(redis, name)  # EVALSHA, loaded again after a Redis restart
-    async with _redis_errors(what):
-        return await script(keys=list(keys), args=list(args))
-
-
-def _text(x: Any) -> str:
-    return x.decode() if isinstance(x, bytes) else str(x)
-
-
-# ---------------------------------------------------------------------- writes
-
-
-async def record(redis: aioredis.Redis, finished: FinishedGame, now: float) -> RecordOutcome:
-    """Record a finished game (atomic; once per `finished.key`: a repeat returns the first outcome)."""
-    raw = await _run(redis, "record_game", f"record game {finished.key}", [], [finished.to_json(), repr(now)])
-    return RecordOutcome.from_json(_text(raw))
-
-
-async def forget_user(redis: aioredis.Redis, user_id: int) -> int:
-    """Delete the user's statistics, ratings, history and name, and take them off every leaderboard.
-    Returns how many keys and leaderboard entries went (0: there was nothing)."""
-    return int(await _run(redis, "forget_stats", f"forget stats of user {user_id}", [], [user_id]))
-
-
-async def set_hidden(redis: aioredis.Redis, user_id: int, hidden: bool) -> None:
-    """Hide the user from the global leaderboards (or show them again, if they qualify), and keep the
-    choice (the /settings hash's "top" field, which later results read)."""
-    await _run(redis, "hide_from_top", f"hide user {user_id}", [], [user_id, "1" if hidden else "0"])
-
-
-# ---------------------------------------------------------------------- reads
-
-
-async def recorded(redis: aioredis.Redis, key: str) -> RecordOutcome | None:
-    """What recording the game `key` ("<table id>/<number>") did, if it was recorded (its marker)."""
-    async with _redis_errors(f"read the record of game {key}"):
-        raw = await redis.get(marker_key(key))
-    return None if raw is None else RecordOutcome.from_json(_text(raw))
+# ---------------------------------------------------------------------- what is read back
 
 
 @dataclass(frozen=True)
@@ -410,7 +269,10 @@ class PlayerStats:
         raise ValueError(f"no variant {variant!r}: one of {VARIANTS}")
 
 
-def _variant_stats(variant: str, fields: dict[str, str]) -> VariantStats:
+def variant_stats(variant: str, fields: dict[str, str]) -> VariantStats:
+    """A player's statistics in `variant`, read from the fields of their statistics hash (zeros and the start
+    rating where a field is missing or unreadable)."""
+
     def count(name: str) -> int:
         try:
             return int(fields.get(f"{variant}:{name}", "0"))
@@ -451,38 +313,10 @@ def _variant_stats(variant: str, fields: dict[str, str]) -> VariantStats:
     )
 
 
-async def stats_of(redis: aioredis.Redis, user_id: int) -> PlayerStats:
-    """The user's statistics in both variants (zeros and the start rating where nothing was recorded)."""
-    async with _redis_errors(f"stats of user {user_id}"), redis.pipeline(transaction=False) as pipe:
-        pipe.hgetall(stats_key(user_id))
-        pipe.hget(settings_key(user_id), HIDDEN_FIELD)
-        raw, hidden = await pipe.execute()
-    fields = {_text(k): _text(v) for k, v in raw.items()}
-    return PlayerStats(
-        user_id,
-        fields.get("name", ""),
-        hidden is not None and _text(hidden) == HIDDEN,
-        tuple(_variant_stats(v, fields) for v in VARIANTS),
-    )
-
-
 @dataclass(frozen=True)
 class RatingPoint:
     at: float  # unix time of the rated match's end
     rating: float
-
-
-async def rating_history(redis: aioredis.Redis, user_id: int, variant: str) -> tuple[RatingPoint, ...]:
-    """The user's last RATING_POINTS ratings in `variant`, oldest first (empty: never rated)."""
-    if variant not in VARIANTS:
-        raise ValueError(f"variant {variant!r} is not one of {VARIANTS}")
-    async with _redis_errors(f"rating history of user {user_id}"):
-        raw = await redis.lrange(rating_key(user_id, variant), 0, -1)
-    points = []
-    for item in raw:
-        at, _, rating = _text(item).partition(" ")
-        points.append(RatingPoint(float(at), float(rating)))
-    return tuple(points)
 
 
 @dataclass(frozen=True)
@@ -495,35 +329,6 @@ class TopEntry:
     games: int  # games against people in the board's variant
     wins: int
     rated: int  # rated matches
-
-
-async def _top(redis: aioredis.Redis, board: str, variant: str, n: int) -> tuple[TopEntry, ...]:
-    if variant not in VARIANTS:
-        raise ValueError(f"variant {variant!r} is not one of {VARIANTS}")
-    if n < 1:
-        return ()
-    flat = [_text(x) for x in await _run(redis, "top", f"leaderboard {board}", [board], [variant, n])]
-    return tuple(
-        TopEntry(
-            int(flat[i]),
-            flat[i + 2],
-            float(flat[i + 1]),
-            int(flat[i + 3]),
-            int(flat[i + 4]),
-            int(flat[i + 5]),
-        )
-        for i in range(0, len(flat), 6)
-    )
-
-
-async def top_of_chat(redis: aioredis.Redis, chat_id: int, variant: str, n: int = 10) -> tuple[TopEntry, ...]:
-    """A group's leaderboard in `variant`: its best `n` players by rating."""
-    return await _top(redis, chat_board_key(chat_id, variant), variant, n)
-
-
-async def top_global(redis: aioredis.Redis, variant: str, n: int = 10) -> tuple[TopEntry, ...]:
-    """The global leaderboard in `variant` (MIN_RATED_MATCHES rated matches, not hidden): the best `n`."""
-    return await _top(redis, global_board_key(variant), variant, n)
 
 
 @dataclass(frozen=True)
@@ -569,21 +374,3 @@ class HistoryEntry:
             at=float(d["at"]),
             change=None if change is None or not math.isfinite(float(change)) else float(change),
         )
-
-
-async def history_of(redis: aioredis.Redis, user_id: int, n: int = 10) -> tuple[HistoryEntry, ...]:
-    """The user's last `n` games (at most HISTORY_GAMES), newest first, with their opponents' names now."""
-    if n < 1:
-        return ()
-    async with _redis_errors(f"history of user {user_id}"):
-        raw = [_text(x) for x in await redis.lrange(history_key(user_id), 0, min(n, HISTORY_GAMES) - 1)]
-        entries = [HistoryEntry.from_json(item) for item in raw]
-        opponents = sorted({e.opponent_id for e in entries if e.opponent_id})
-        names: dict[int, str] = {}
-        if opponents:
-            async with redis.pipeline(transaction=False) as pipe:
-                for opponent in opponents:
-                    pipe.hget(stats_key(opponent), "name")
-                found = await pipe.execute()
-            names = {o: _text(name) for o, name in zip(opponents, found, strict=True) if name is not None}
-    return tuple(HistoryEntry.from_json(item, names) for item in raw)

@@ -101,7 +101,7 @@ class Table:
         default=None, compare=False
     )  # not stored: the ratings (before, after) of white and black, read for a finished rated game's board
     ended: tuple[dict[str, Any], ...] = field(default=(), compare=False)  # games this change ended (not
-    # stored: the save records them in players' statistics and ratings, bot/stats.py, in the same step)
+    # stored: the save records them in players' statistics and ratings, bot/storage/results.py, in the same step)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -347,7 +347,7 @@ class Seeker:
     """A player looking for a quick-match opponent (`/newgame` → 🎲 Find an opponent) in their private chat.
 
     Ratings (the match and ratings issue) are not here yet: when they exist, the player's rating travels in
-    this record, and the pairing script (bot/storage.py, _SEEK_SCRIPT) compares it."""
+    this record, and the pairing script (bot/storage/lua/seek.lua) compares it."""
 
     person: Person
     game: str  # "short" | "long"

@@ -57,7 +57,7 @@ async def on_analyse(
         raise Refused(PLAYERS_ONLY)
     chat = destination(query)
     once = f"analyse:{table.id}:{cb.number}:{chat}"
-    if not await d.storage.once(once, ANALYSE_AGAIN_AFTER):
+    if not await d.storage.limits.once(once, ANALYSE_AGAIN_AFTER):
         return t.gettext(ON_ITS_WAY)
     d.spawn(analysis_or_apology(d, t, chat, table, game, cb.number, once), f"analysis-{table.id}-{cb.number}")
     return t.gettext(SENT_PRIVATELY, bot=context.bot.username) if query.message is None else None
@@ -79,7 +79,7 @@ async def analysis_or_apology(
         else:
             d.say(chat, line)
         with contextlib.suppress(StorageError):
-            await d.storage.forget_once(once)
+            await d.storage.limits.forget_once(once)
 
 
 async def run_analysis(

@@ -58,9 +58,9 @@ async def check_board(d: Deps, table: Table, query: CallbackQuery, version: int)
     if table.behind(target):
         d.boards.show(table)
         raise Refused(BOARD_BEHIND)
-    since = await d.storage.first_seen(f"stale:{table.id}:{version}", STALE_WINDOW)
-    late = d.storage.now() - since >= STALE_AGAIN  # not a burst of taps: the person saw no change
-    if late and await d.storage.once(f"heal:{table.id}:{version}", STALE_WINDOW):
+    since = await d.storage.limits.first_seen(f"stale:{table.id}:{version}", STALE_WINDOW)
+    late = d.storage.limits.now() - since >= STALE_AGAIN  # not a burst of taps: the person saw no change
+    if late and await d.storage.limits.once(f"heal:{table.id}:{version}", STALE_WINDOW):
         d.boards.redraw(table.id, force=True)
         raise Refused(BOARD_BEHIND)
     raise Refused(BOARD_CHANGED)
@@ -73,7 +73,7 @@ async def commit(d: Deps, old: Table, new: Table) -> Table:
     if flow.match_goes_on(new):
         new = await flow.next_match_game(new, d.dice, d.computer, await game_seeds(d, *new.players))
     new = d.stamped(new)
-    await d.storage.save(new)
+    await d.storage.games.save(new)
     d.boards.show(new, previous=old)
     return new
 
@@ -186,7 +186,7 @@ async def on_resign_answer(
     if cb.action == "rn":
         if message is not None:
             where = f"{message.chat.id}:{message.message_id}"
-            await d.storage.drop_home(where, button_homes.resign(table.id, query.from_user.id))
+            await d.storage.users.drop_home(where, button_homes.resign(table.id, query.from_user.id))
             d.edit_text(message.chat.id, message.message_id, t.gettext("Play on!"))
         return None
     whole = cb.action == "rm"
@@ -217,7 +217,7 @@ async def on_rematch(
         await commit(d, table, new)
         return None
     try:  # one step: the version check, the chats (none may have started another game), the old boards
-        await d.storage.save(new, new_boards=True)
+        await d.storage.games.save(new, new_boards=True)
     except ChatBusy:
         raise Refused("A new game has already started.") from None
     for target in table.targets:

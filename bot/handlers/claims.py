@@ -50,7 +50,7 @@ async def offer_claim(d: Deps, table: Table, query: CallbackQuery, t: Texts) -> 
     if side is None or idle is None or idle is side or query.message is None:
         return
     name = table.players[idle].name
-    if await d.storage.once(f"claim-offer:{table.id}:{table.moved_at}", max(60.0, d.claim_after)):
+    if await d.storage.limits.once(f"claim-offer:{table.id}:{table.moved_at}", max(60.0, d.claim_after)):
         d.say(
             query.message.chat.id,
             t.gettext(CLAIM_OFFER, name=name),
@@ -91,7 +91,7 @@ async def on_claim(
     table = await load_table(d.storage, cb.game)
     gone = await unreachable_sides(d, table)
     new = d.stamped(flow.claim(table, query.from_user.id, cb.version, d.clock(), d.claim_after, gone))
-    await d.storage.save(new)
+    await d.storage.games.save(new)
     d.boards.show(new, previous=table)
     if query.message is not None:
         d.edit_text(
@@ -106,13 +106,13 @@ async def unreachable_sides(d: Deps, table: Table) -> frozenset[Side]:
     """The players of a game of two private chats whom the bot could not reach since their board was shown."""
     if table.mode in ("group", "computer") or table.over:
         return frozenset()
-    keys = await d.storage.unreachable(table.id)
+    keys = await d.storage.games.unreachable(table.id)
     return frozenset(Side(i) for i, key in enumerate("wb") if key in keys)
 
 
 async def player_unreachable(d: Deps, table: Table, target: Target) -> None:
     """A player's board could not be delivered (403, or the chat is gone): the boards' hook (bot/boards.py).
-    In a live game of two private chats the player is marked (Storage.mark_unreachable) and, the first time
+    In a live game of two private chats the player is marked (GameStore.mark_unreachable) and, the first time
     since their board was last shown, the opponent is told and may claim the win at once."""
     side = target.viewer
     if table.over or side is None or target.key not in ("w", "b") or table.mode in ("group", "computer"):
@@ -120,9 +120,9 @@ async def player_unreachable(d: Deps, table: Table, target: Target) -> None:
     player, opponent = table.players[side], table.players[side.other]
     if not (player.reachable and opponent.reachable) or target.chat_id != player.user_id:
         return
-    if not await d.storage.mark_unreachable(table.id, target.key, d.clock()):
+    if not await d.storage.games.mark_unreachable(table.id, target.key, d.clock()):
         return
-    stored = await d.storage.load(table.id)
+    stored = await d.storage.games.load(table.id)
     if stored is None or stored.over:
         return
     t = texts(opponent.lang)

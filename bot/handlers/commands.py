@@ -141,9 +141,9 @@ async def newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await point_to_board(d, t, table, chat.id)
         return
     if chat.type != ChatType.PRIVATE:
-        lobby = await d.storage.lobby(chat.id)
+        lobby = await d.storage.rooms.lobby(chat.id)
         if lobby is not None and lobby.starter.user_id != user.id:
-            if await d.storage.once(f"repoint:{chat.id}", REPOINT_EVERY):
+            if await d.storage.limits.once(f"repoint:{chat.id}", REPOINT_EVERY):
                 d.say(
                     chat.id,
                     t.gettext(
@@ -161,7 +161,7 @@ async def point_to_board(d: Deps, t: Texts, table: Table, chat_id: int) -> None:
     target = next((x for x in table.targets if x.chat_id == chat_id), None)
     if target is not None and table.behind(target):  # e.g. its player had blocked the bot: draw it now
         d.boards.show(table)
-    if not await d.storage.once(f"repoint:{chat_id}", REPOINT_EVERY):
+    if not await d.storage.limits.once(f"repoint:{chat_id}", REPOINT_EVERY):
         return
     message_id = None if target is None else table.messages.get(target.key)
     text = t.gettext(GAME_ON)
@@ -178,7 +178,7 @@ async def point_to_board(d: Deps, t: Texts, table: Table, chat_id: int) -> None:
             if "not found" not in err.message.lower():
                 raise
             log.info("game %s: board %s in chat %s is gone; drawing it again", table.id, message_id, chat_id)
-            await d.storage.drop_message(table.id, target.key)
+            await d.storage.games.drop_message(table.id, target.key)
             d.boards.redraw(table.id)
             await bot.send_message(chat_id=chat_id, text=text)
         except TelegramError as err:
@@ -219,19 +219,19 @@ async def cancel_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
         if await stop_search(d, user.id):  # its waiting message says so too
             d.say(chat.id, t.gettext(STOPPED))
             return
-        invite = await d.storage.cancel_invite(user.id)
+        invite = await d.storage.rooms.cancel_invite(user.id)
         if invite is None:
             raise Refused("You have no open invitation.")
         if invite.message_id is not None:
             d.edit_text(chat.id, invite.message_id, t.gettext("The invitation was withdrawn."))
         d.say(chat.id, t.gettext("The invitation was withdrawn."))
         return
-    lobby = await d.storage.lobby(chat.id)
+    lobby = await d.storage.rooms.lobby(chat.id)
     if lobby is None:
         raise Refused("There is no open game to cancel.")
     if lobby.starter.user_id != user.id:
         raise Refused("Only {name} can cancel this game.", name=lobby.starter.name)
-    if not await d.storage.close_lobby(chat.id, lobby.id):
+    if not await d.storage.rooms.close_lobby(chat.id, lobby.id):
         raise Refused("This game is no longer open.")  # joined (or cancelled) a moment ago
     if lobby.message_id is not None:
         d.edit_text(chat.id, lobby.message_id, texts(lobby.starter.lang).gettext("The game was cancelled."))

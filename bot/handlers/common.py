@@ -12,7 +12,6 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-import redis.asyncio as aioredis
 from telegram import CallbackQuery, InlineKeyboardMarkup, MaybeInaccessibleMessage, Update, User
 from telegram.error import BadRequest, NetworkError, TimedOut
 from telegram.ext import ContextTypes
@@ -28,7 +27,6 @@ from bot.names import user_name
 from bot.outbox import Outbox, answering
 from bot.settings import Settings, SettingsCache, choosing, current
 from bot.storage import (
-    FINISHED_TTL,
     ChatBusy,
     Gone,
     Storage,
@@ -37,6 +35,7 @@ from bot.storage import (
     StorageUnavailable,
     VersionConflict,
 )
+from bot.storage.keys import FINISHED_TTL
 from bot.table import Person, Table
 from engine.fair_dice import SEED_BYTES
 
@@ -153,7 +152,7 @@ async def remember_home(storage: Storage, where: str, home: str) -> None:
     """Write a message's home down after it was sent; if Redis fails, its buttons answer that they do not
     belong there (the menu is asked for again), which is logged."""
     try:
-        await storage.set_home(where, home)
+        await storage.users.set_home(where, home)
     except StorageError as err:
         log.warning("message %s: its home %s was not written down: %s", where, home, err)
 
@@ -178,30 +177,24 @@ async def check_home(d: Deps, query: CallbackQuery, cb: Callback, bot_username: 
     one (drawn before homes were, or an inline game's card) is recognised from its game's record."""
     where = pressed_message(query)
     wanted = button_homes.expected(cb, query.inline_message_id is not None)
-    found = await d.storage.home(where)
+    found = await d.storage.users.home(where)
     if found is None and not query.inline_message_id:  # a message sent a moment ago: written down soon
         await asyncio.sleep(HOME_WAIT)
-        found = await d.storage.home(where)
+        found = await d.storage.users.home(where)
     if found == wanted:
         return
     if cb.game and wanted == button_homes.board(cb.game):  # e.g. a challenge card that became the board
-        table = await d.storage.load(cb.game)
+        table = await d.storage.games.load(cb.game)
         if table is not None and (
             table.board_of_inline(query.inline_message_id) is not None
             or (query.message is not None and table.board_of(query.message.chat.id, query.message.message_id))
         ):
-            await d.storage.set_home(where, wanted, FINISHED_TTL)
+            await d.storage.users.set_home(where, wanted, FINISHED_TTL)
             return
     log.info("press %r by user %s on %s (home %s) refused", query.data, query.from_user.id, where, found)
     if found is None and cb.action == "ia":
         raise Refused(UNKNOWN_CARD, bot=bot_username)
     raise Refused(NOT_ITS_MESSAGE)
-
-
-def stats_redis(d: Deps) -> aioredis.Redis:
-    """The Redis client of the bot's storage, for bot/stats.py (results, ratings, leaderboards live in
-    the same Redis as the games, so the game's save script can record a result in its own step)."""
-    return d.storage.client
 
 
 def deps(context: ContextTypes.DEFAULT_TYPE) -> Deps:
@@ -252,11 +245,11 @@ async def game_seeds(d: Deps, white: Person, black: Person) -> Seeds:
     async def one(p: Person, opponent: Person) -> tuple[str | None, str | None]:
         fresh = secrets.token_hex(SEED_BYTES)
         if p.is_computer and opponent.reachable:
-            return None, await d.storage.take_dice_secret(opponent.user_id, fresh, computer=True)
+            return None, await d.storage.users.take_dice_secret(opponent.user_id, fresh, computer=True)
         if p.is_computer or not p.reachable:
             return None, None
         client = (await d.settings.get(p.user_id)).seed or None
-        return client, await d.storage.take_dice_secret(p.user_id, fresh)
+        return client, await d.storage.users.take_dice_secret(p.user_id, fresh)
 
     (wc, wp), (bc, bp) = await one(white, black), await one(black, white)
     return (wc, bc), (wp, bp)
@@ -264,7 +257,7 @@ async def game_seeds(d: Deps, white: Person, black: Person) -> Seeds:
 
 async def active_game(storage: Storage, chat_id: int) -> Table | None:
     """The chat's live game, if any (a finished one does not count)."""
-    table = await storage.game_of_chat(chat_id)
+    table = await storage.games.game_of_chat(chat_id)
     return table if table is not None and not table.over else None
 
 
@@ -280,14 +273,14 @@ async def named_game(storage: Storage, name: str) -> tuple[Table, int]:
     that is no game id (another alphabet, too long: typed, never shown by the bot) is refused before Redis
     is asked."""
     found = GAME_NAME.fullmatch(name)
-    table = await storage.load(found[1]) if found else None
+    table = await storage.games.load(found[1]) if found else None
     if found is None or table is None:
         raise Refused(UNKNOWN_GAME, game=name[:40])
     return table, int(found[2]) if found[2] else table.number
 
 
 async def load_table(storage: Storage, game_id: str) -> Table:
-    table = await storage.load(game_id)
+    table = await storage.games.load(game_id)
     if table is None:
         raise Refused("This game is over or no longer exists.")
     return table

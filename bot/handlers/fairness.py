@@ -64,8 +64,10 @@ async def seed_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
             raise Refused(SEED_BAD) from None
     else:
         chosen = await d.settings.get(user.id)
-    pending = await d.storage.pending_dice_secret(user.id, secrets.token_hex(SEED_BYTES))
-    computers = await d.storage.pending_dice_secret(user.id, secrets.token_hex(SEED_BYTES), computer=True)
+    pending = await d.storage.users.pending_dice_secret(user.id, secrets.token_hex(SEED_BYTES))
+    computers = await d.storage.users.pending_dice_secret(
+        user.id, secrets.token_hex(SEED_BYTES), computer=True
+    )
     lines = [
         t.gettext(SEED_NOW, seed=chosen.seed) if chosen.seed else t.gettext(SEED_RANDOM),
         t.gettext(NEXT_SECRET, hash=commitment(pending)),
@@ -92,7 +94,7 @@ async def _wanted_game(d: Deps, chat_id: int, message: Message, arg: str | None)
     else the chat's current (or last) game."""
     if arg is not None:
         return await named_game(d.storage, arg)
-    table = await d.storage.game_of_chat(chat_id)
+    table = await d.storage.games.game_of_chat(chat_id)
     reply = message.reply_to_message
     if reply is not None and (table is None or table.board_of(chat_id, reply.message_id) is None):
         named = NAMED.findall(reply.caption or reply.text or "")

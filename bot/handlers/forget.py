@@ -5,13 +5,13 @@ from __future__ import annotations
 from telegram import CallbackQuery, Update
 from telegram.ext import ContextTypes
 
-from bot import button_homes, flow, stats
+from bot import button_homes, flow
 from bot.callbacks import Callback
-from bot.handlers.common import button, command, deps, menu_owner, person, stats_redis, user_texts
+from bot.handlers.common import button, command, deps, menu_owner, person, user_texts
 from bot.handlers.quickmatch import stop_search
 from bot.i18n import Texts, texts
 from bot.keyboards import forget_markup
-from bot.storage import user_settings_key
+from bot.storage.keys import user_settings_key
 
 
 @command
@@ -44,16 +44,18 @@ async def on_forget(
     uid = query.from_user.id
     if cb.action == "fn":
         if message is not None:
-            await d.storage.drop_home(f"{message.chat.id}:{message.message_id}", button_homes.forget(uid))
+            await d.storage.users.drop_home(
+                f"{message.chat.id}:{message.message_id}", button_homes.forget(uid)
+            )
             d.edit_text(message.chat.id, message.message_id, t.gettext("Nothing was deleted."))
         return None
-    ids = set(await d.storage.games_of_user(uid))
-    private = await d.storage.game_of_chat(uid)
+    ids = set(await d.storage.games.games_of_user(uid))
+    private = await d.storage.games.game_of_chat(uid)
     if private is not None:
         ids.add(private.id)
     done = {"deleted": 0, "resigned": 0}
     for game_id in sorted(ids):
-        outcome = await d.storage.forget_game(
+        outcome = await d.storage.games.forget_game(
             game_id, uid, lambda table: d.stamped(flow.forget_player(table, uid))
         )
         if outcome is None:
@@ -63,18 +65,18 @@ async def on_forget(
         for target in old.targets:  # the user's own board: keyboard off, id forgotten
             if target.chat_id == uid and target.key in old.messages:
                 d.edit_markup(target.chat_id, old.messages[target.key], None)
-                await d.storage.drop_message(old.id, target.key)
+                await d.storage.games.drop_message(old.id, target.key)
         if new is not None:
             d.boards.show(new, previous=old)
     invites = 0
-    invite = await d.storage.cancel_invite(uid)
+    invite = await d.storage.rooms.cancel_invite(uid)
     if invite is not None:
         invites = 1
         if invite.message_id is not None:
             d.edit_text(uid, invite.message_id, t.gettext("The invitation was withdrawn."))
     lobbies = 0
-    for lobby in await d.storage.lobbies_of(uid):
-        if await d.storage.close_lobby(lobby.chat_id, lobby.id):
+    for lobby in await d.storage.rooms.lobbies_of(uid):
+        if await d.storage.rooms.close_lobby(lobby.chat_id, lobby.id):
             lobbies += 1
             if lobby.message_id is not None:
                 d.edit_text(
@@ -83,8 +85,8 @@ async def on_forget(
                     texts(lobby.starter.lang).gettext("The game was cancelled."),
                 )
     await stop_search(d, uid)  # a quick-match search: out of the queue, its message says so
-    deleted_keys = await d.storage.forget_user_keys(uid)
-    results = await stats.forget_user(stats_redis(d), uid)  # ratings, statistics, history, leaderboards
+    deleted_keys = await d.storage.users.forget_user_keys(uid)
+    results = await d.storage.results.forget_user(uid)  # ratings, statistics, history, leaderboards
     d.settings.forget(uid)  # this worker forgets them at once; another one within settings.CACHE_SECONDS
     report = t.gettext(
         "Your data was deleted.\nGames in progress resigned (your name removed): {resigned}\n"

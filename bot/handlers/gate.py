@@ -19,7 +19,9 @@ from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from bot.handlers.common import N_, answer, deps, user_texts, viewer_settings
 from bot.settings import choosing
-from bot.storage import Bucket, StorageError, limit_key
+from bot.storage import StorageError
+from bot.storage.keys import limit_key
+from bot.storage.limits import Bucket
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +54,7 @@ async def drop_repeated_update(update: Update, context: ContextTypes.DEFAULT_TYP
     """Telegram may deliver an update twice (to any worker): only the first delivery is handled."""
     try:
         async with asyncio.timeout(LOOK_WITHIN):
-            first = await deps(context).storage.first_delivery(update.update_id)
+            first = await deps(context).storage.limits.first_delivery(update.update_id)
     except (StorageError, TimeoutError):  # handle it: a move is still guarded by its version
         log.warning("could not check update %s for a repeated delivery", update.update_id, exc_info=True)
         return
@@ -94,7 +96,7 @@ async def limit_inbound(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
     kind, buckets = found
     try:
         async with asyncio.timeout(LOOK_WITHIN):
-            empty, notice = await d.storage.take_tokens(buckets)
+            empty, notice = await d.storage.limits.take_tokens(buckets)
     except (StorageError, TimeoutError):
         log.warning("inbound limits unavailable; update %s passes", update.update_id, exc_info=True)
         return

@@ -3,7 +3,7 @@ that one inline message.
 
 - The inline query is answered with two cached-photo results, short and long nardy: the start position's
   picture (a file_id in the media chat), a caption saying who challenges (and whom, for `@bot @username`),
-  and Accept / Cancel. Each result carries the user's open challenge of that kind (bot/storage.py
+  and Accept / Cancel. Each result carries the user's open challenge of that kind (bot/storage/rooms.py
   `open_challenge`: reused while open, so typing does not make a challenge per keystroke).
 - Accept (the first other person, or only the named user) uses the challenge up and creates the game in the
   same atomic step; the inline message becomes its board (mode "inline", bot/table.py), drawn by
@@ -41,7 +41,8 @@ from bot.handlers.common import N_, Deps, button, deps, game_seeds, load_table, 
 from bot.i18n import Texts, texts
 from bot.keyboards import board_markup, challenge_markup, inline_menu_markup
 from bot.pictures import render
-from bot.storage import CHALLENGE_TTL, Gone, StorageError
+from bot.storage import Gone, StorageError
+from bot.storage.keys import CHALLENGE_TTL
 from bot.table import Challenge
 
 log = logging.getLogger(__name__)
@@ -84,13 +85,13 @@ async def challenge_picture(d: Deps, variant: str, t: Texts) -> str:
     then kept in Redis for every worker)."""
     assert d.media_chat is not None
     name = f"start:{variant}:{t.lang}"
-    found = await d.storage.media_file(name)
+    found = await d.storage.users.media_file(name)
     if found is not None:
         return found
     file_id = await display.upload(
         d.boards.bot, d.media_chat, await render(start_view(variant, t.for_picture()))
     )
-    await d.storage.set_media_file(name, file_id)
+    await d.storage.users.set_media_file(name, file_id)
     return file_id
 
 
@@ -125,7 +126,7 @@ async def on_inline_query(update: Update, context: ContextTypes.DEFAULT_TYPE) ->
     results = []
     try:
         for variant in formats_of(query.query):
-            challenge = await d.storage.open_challenge(me, variant, target)
+            challenge = await d.storage.rooms.open_challenge(me, variant, target)
             caption = (
                 t.gettext(CHALLENGE_TO, name=me.name, target=target, variant=variant_name(t, variant))
                 if target
@@ -167,7 +168,7 @@ async def on_chosen_result(update: Update, context: ContextTypes.DEFAULT_TYPE) -
     if chosen.inline_message_id is None or not token:
         return
     try:
-        await deps(context).storage.set_home(
+        await deps(context).storage.users.set_home(
             f"i:{chosen.inline_message_id}", button_homes.challenge(token), CHALLENGE_TTL
         )
     except StorageError as err:
@@ -187,7 +188,7 @@ async def on_accept(
     """Accept: the game starts in this inline message."""
     inline_id = _card_of(query)
     d = deps(context)
-    challenge = await d.storage.challenge(cb.token)
+    challenge = await d.storage.rooms.challenge(cb.token)
     if challenge is None:
         raise Refused("This challenge is no longer open.")
     if challenge.challenger.user_id == query.from_user.id:
@@ -209,7 +210,7 @@ async def on_accept(
     )
     table = d.stamped(table)
     try:
-        await d.storage.start_from_challenge(challenge, table)
+        await d.storage.rooms.start_from_challenge(challenge, table)
     except Gone:
         raise Refused("This challenge is no longer open.") from None
     d.boards.show(table)
@@ -223,12 +224,12 @@ async def on_cancel_challenge(
     """The challenger withdraws the challenge: the card says so and loses its buttons."""
     inline_id = _card_of(query)
     d = deps(context)
-    challenge = await d.storage.challenge(cb.token)
+    challenge = await d.storage.rooms.challenge(cb.token)
     if challenge is None:
         raise Refused("This challenge is no longer open.")
     if challenge.challenger.user_id != query.from_user.id:
         raise Refused("Only {name} can cancel this challenge.", name=challenge.challenger.name)
-    if not await d.storage.withdraw_challenge(cb.token):
+    if not await d.storage.rooms.withdraw_challenge(cb.token):
         raise Refused("This challenge is no longer open.")
     _edit_card(d, inline_id, challenge, texts(challenge.challenger.lang))
     return None

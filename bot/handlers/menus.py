@@ -1,6 +1,6 @@
 """Starting games: the variant and opponent menus, group lobbies, invitation links, games with the computer.
 
-Every start is one atomic step in Redis (bot/storage.py): a chat has at most one live game and one open
+Every start is one atomic step in Redis (bot/storage/games.py): a chat has at most one live game and one open
 lobby, a lobby or an invitation starts at most one game, and a player in a game cannot be pulled into a
 second one by a race of two starts."""
 
@@ -58,7 +58,7 @@ async def on_variant(
         message_id=message.message_id,
     )
     try:
-        replaced = await d.storage.open_lobby(lobby)
+        replaced = await d.storage.rooms.open_lobby(lobby)
     except LobbyTaken as taken:
         if taken.lobby is None:
             raise Refused(GAME_ON) from None
@@ -66,7 +66,7 @@ async def on_variant(
             "{name} has already opened a game here: press Join on it, or wait until it is over.",
             name=taken.lobby.starter.name,
         ) from None
-    await d.storage.set_home(f"{message.chat.id}:{message.message_id}", button_homes.lobby(lobby.id))
+    await d.storage.users.set_home(f"{message.chat.id}:{message.message_id}", button_homes.lobby(lobby.id))
     if replaced is not None and replaced.message_id not in (None, message.message_id):
         assert replaced.message_id is not None
         d.edit_text(message.chat.id, replaced.message_id, t.gettext("This game was replaced by a new one."))
@@ -102,9 +102,9 @@ async def on_join(
     """Someone joined a group lobby: the game starts on a new board message."""
     message = message_of(query)
     d = deps(context)
-    lobby = await d.storage.lobby(message.chat.id)
+    lobby = await d.storage.rooms.lobby(message.chat.id)
     if lobby is None or lobby.id != cb.lobby:
-        if await d.storage.load(cb.lobby) is not None:
+        if await d.storage.games.load(cb.lobby) is not None:
             raise Refused("This game already has two players.")
         raise Refused("This game is no longer open.")
     if lobby.starter.user_id == query.from_user.id:
@@ -123,9 +123,9 @@ async def on_join(
     )
     table = replace(d.stamped(table), title=display_name(message.chat.title or "", "") or None)
     try:
-        await d.storage.start_from_lobby(lobby, table)
+        await d.storage.rooms.start_from_lobby(lobby, table)
     except (Gone, VersionConflict):
-        if await d.storage.load(cb.lobby) is not None:
+        if await d.storage.games.load(cb.lobby) is not None:
             raise Refused("This game already has two players.") from None
         raise Refused("This game is no longer open.") from None
     lt = texts(lobby.starter.lang)
@@ -150,12 +150,12 @@ async def on_cancel_lobby(
     """The starter cancels the lobby."""
     message = message_of(query)
     d = deps(context)
-    lobby = await d.storage.lobby(message.chat.id)
+    lobby = await d.storage.rooms.lobby(message.chat.id)
     if lobby is None or lobby.id != cb.lobby:
         raise Refused("This game is no longer open.")
     if lobby.starter.user_id != query.from_user.id:
         raise Refused("Only {name} can cancel this game.", name=lobby.starter.name)
-    if not await d.storage.close_lobby(message.chat.id, lobby.id):
+    if not await d.storage.rooms.close_lobby(message.chat.id, lobby.id):
         raise Refused("This game is no longer open.")
     d.edit_text(
         message.chat.id, message.message_id, texts(lobby.starter.lang).gettext("The game was cancelled.")
@@ -185,8 +185,10 @@ async def on_opponent(
     invite = Invite(
         token=new_id(12), game=cb.variant, starter=person(query.from_user), message_id=message.message_id
     )
-    await d.storage.put_invite(invite)
-    await d.storage.set_home(f"{message.chat.id}:{message.message_id}", button_homes.invite(invite.token))
+    await d.storage.rooms.put_invite(invite)
+    await d.storage.users.set_home(
+        f"{message.chat.id}:{message.message_id}", button_homes.invite(invite.token)
+    )
     link = f"https://t.me/{context.bot.username}?start={invite.token}"
     d.edit_text(
         message.chat.id,
@@ -209,10 +211,10 @@ async def on_cancel_invite(
     """The starter withdraws the invitation."""
     message = message_of(query)
     d = deps(context)
-    invite = await d.storage.peek_invite(cb.token)
+    invite = await d.storage.rooms.peek_invite(cb.token)
     if invite is None or invite.starter.user_id != query.from_user.id:
         raise Refused("This invitation is no longer open.")
-    await d.storage.cancel_invite(query.from_user.id)
+    await d.storage.rooms.cancel_invite(query.from_user.id)
     d.edit_text(message.chat.id, message.message_id, t.gettext("The invitation was withdrawn."))
     return None
 
@@ -243,7 +245,7 @@ async def on_level(
         seeds=await game_seeds(d, me, computer),
     )
     table = d.stamped(table)
-    await d.storage.create(table)  # ChatBusy if a game started meanwhile: the guard says so
+    await d.storage.games.create(table)  # ChatBusy if a game started meanwhile: the guard says so
     d.edit_text(
         message.chat.id,
         message.message_id,
@@ -263,7 +265,7 @@ async def accept_invite(update: Update, context: ContextTypes.DEFAULT_TYPE, toke
     user = update.effective_user
     assert user is not None
     d = deps(context)
-    invite = await d.storage.peek_invite(token)
+    invite = await d.storage.rooms.peek_invite(token)
     if invite is None:
         raise Refused("This invitation has expired or was already used.")
     if invite.starter.user_id == user.id:
@@ -271,7 +273,7 @@ async def accept_invite(update: Update, context: ContextTypes.DEFAULT_TYPE, toke
     if await active_game(d.storage, user.id) is not None:
         raise Refused(GAME_ON)
     if await active_game(d.storage, invite.starter.user_id) is not None:
-        if await d.storage.peek_invite(token) is None:  # used meanwhile: that game is this invitation's
+        if await d.storage.rooms.peek_invite(token) is None:  # used meanwhile: that game is this invitation's
             raise Refused("This invitation has expired or was already used.")
         raise Refused("{name} is already playing another game.", name=invite.starter.name)
     me = person(user)
@@ -288,11 +290,11 @@ async def accept_invite(update: Update, context: ContextTypes.DEFAULT_TYPE, toke
     )
     table = d.stamped(table)
     try:
-        await d.storage.start_from_invite(invite, table)
+        await d.storage.rooms.start_from_invite(invite, table)
     except Gone:
         raise Refused("This invitation has expired or was already used.") from None
     except ChatBusy:  # a game started meanwhile in one of the two private chats
-        if await d.storage.peek_invite(token) is None:
+        if await d.storage.rooms.peek_invite(token) is None:
             raise Refused("This invitation has expired or was already used.") from None
         if await active_game(d.storage, user.id) is not None:
             raise Refused(GAME_ON) from None

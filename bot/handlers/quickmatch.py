@@ -1,13 +1,13 @@
 """Quick match: a stranger to play (`/newgame` → variant → 🎲 Find an opponent, in a private chat).
 
-The search lives in Redis (bot/storage.py): a sorted set per variant of the users looking, scored by when they
+The search lives in Redis (bot/storage/rooms.py): a sorted set per variant of the users looking, scored by when they
 began, and each one's search record (Seeker: variant, waiting message, name, language, since, token). A press
 pairs in two atomic steps, neither of which can lose anyone:
-1. one script (Storage.seek) reads the queue, oldest first, dropping entries whose search ended and seekers
+1. one script (RoomStore.seek, bot/storage/rooms.py) reads the queue, oldest first, dropping entries whose search ended and seekers
    who started another game meanwhile (they are told); the first live seeker is the partner, left in the
    queue; with nobody there the presser is queued in that same step, so of two people pressing at once the
    second always finds the first (a queue never holds two live seekers);
-2. the game is created by the one save script (Storage.start_from_seek), which consumes the partner's search
+2. the game is created by the one save script (RoomStore.start_from_seek), which consumes the partner's search
    record: Gone when that search ended first (paired with someone else, stopped, timed out), and the presser
    looks again; ChatBusy when one of the two started another game (the presser is refused, or the partner's
    search ends and they are told, and the presser looks again).
@@ -54,7 +54,8 @@ from bot.handlers.common import (
 )
 from bot.i18n import Texts, texts
 from bot.keyboards import seek_markup, seek_over_markup
-from bot.storage import SEEK_GRACE, ChatBusy, Gone, StorageError, VersionConflict
+from bot.storage import ChatBusy, Gone, StorageError, VersionConflict
+from bot.storage.keys import SEEK_GRACE
 from bot.table import Seeker, Table, new_id
 
 log = logging.getLogger(__name__)
@@ -154,10 +155,10 @@ def show_waiting(d: Deps, seeker: Seeker) -> None:
         reached = await edit_or_send(d, uid, seeker.message_id, text, seek_markup(t, uid, seeker.token))
         try:
             if not reached:
-                if await d.storage.stop_seek(uid, seeker.token) is not None:
+                if await d.storage.rooms.stop_seek(uid, seeker.token) is not None:
                     log.info("user %s cannot be reached: their search ended", uid)
                 return
-            current = await d.storage.search_of(uid)
+            current = await d.storage.rooms.search_of(uid)
             if current is not None and current.token == seeker.token:
                 return
             table = await active_game(d.storage, uid)
@@ -183,7 +184,7 @@ async def find_opponent(d: Deps, me: Seeker) -> Table | None:
     them (None). Refused when they have a live game or are looking already."""
     uid = me.person.user_id
     for _ in range(MAX_TRIES):
-        outcome = await d.storage.seek(me, d.seek_timeout + SEEK_GRACE)
+        outcome = await d.storage.rooms.seek(me, d.seek_timeout + SEEK_GRACE)
         for dropped in outcome.dropped:
             tell_busy(d, dropped)
         if outcome.kind == "busy":
@@ -207,14 +208,14 @@ async def find_opponent(d: Deps, me: Seeker) -> Table | None:
         )
         table = d.stamped(table)
         try:
-            await d.storage.start_from_seek(partner, table)
+            await d.storage.rooms.start_from_seek(partner, table)
         except (Gone, VersionConflict):  # their search ended first (or, never seen, the id was taken)
             continue
         except ChatBusy:
             if await active_game(d.storage, uid) is not None:
                 raise Refused(GAME_ON) from None  # the partner was not touched: they wait on
             if await active_game(d.storage, partner.person.user_id) is not None:
-                ended = await d.storage.stop_seek(partner.person.user_id, partner.token)
+                ended = await d.storage.rooms.stop_seek(partner.person.user_id, partner.token)
                 if ended is not None:
                     tell_busy(d, ended)
             continue
@@ -252,7 +253,7 @@ async def on_stop(
     message = message_of(query)
     d = deps(context)
     uid = query.from_user.id
-    if await d.storage.stop_seek(uid, cb.token) is None:
+    if await d.storage.rooms.stop_seek(uid, cb.token) is None:
         table = await active_game(d.storage, uid)
         if table is not None and table.mode == MODE:
             raise Refused(ALREADY_PAIRED)
@@ -263,7 +264,7 @@ async def on_stop(
 
 async def stop_search(d: Deps, user_id: int) -> bool:
     """/cancel, /forget: the user's search ends (its waiting message says so). True if there was one."""
-    ended = await d.storage.stop_seek(user_id)
+    ended = await d.storage.rooms.stop_seek(user_id)
     if ended is None:
         return False
     tell(d, ended, texts(ended.person.lang).gettext(STOPPED))
@@ -286,7 +287,7 @@ class Sweeper:
     async def sweep(self) -> int:
         """End the searches due now; returns how many this worker took."""
         d = self.d
-        expired = await d.storage.expire_seekers(d.clock() - d.seek_timeout, SWEEP_BATCH)
+        expired = await d.storage.rooms.expire_seekers(d.clock() - d.seek_timeout, SWEEP_BATCH)
         for seeker, game_id in expired:
             if game_id is not None:
                 tell_busy(d, seeker)

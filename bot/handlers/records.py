@@ -120,7 +120,7 @@ async def on_export(
     game = flow.finished_game(table, cb.number)
     may_see(table, query.from_user.id)
     chat = destination(query)
-    if not await d.storage.once(f"export:{table.id}:{cb.number}:{chat}", SEND_AGAIN_AFTER):
+    if not await d.storage.limits.once(f"export:{table.id}:{cb.number}:{chat}", SEND_AGAIN_AFTER):
         return t.gettext(ON_ITS_WAY)
     data, filename = record_file(t, table, game, cb.number, default_kind(game))
     send_file(d, chat, data, filename, about(t, table, game, cb.number))
@@ -148,7 +148,7 @@ async def export_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
         assert update.effective_user is not None
         may_see(table, update.effective_user.id)
     kind = kind or default_kind(game)
-    if not await d.storage.once(f"export:{table.id}:{number}:{chat.id}:{kind}", SEND_AGAIN_AFTER):
+    if not await d.storage.limits.once(f"export:{table.id}:{number}:{chat.id}:{kind}", SEND_AGAIN_AFTER):
         raise Refused(SENT_MOMENTS_AGO)  # no second file comes: say so
     data, filename = record_file(t, table, game, number, kind)
     send_file(d, chat.id, data, filename, about(t, table, game, number))
@@ -157,7 +157,7 @@ async def export_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
 async def _game_asked(d: Deps, chat_id: int, message: Message, wanted: str | None) -> tuple[Table, int]:
     if wanted is not None:
         return await named_game(d.storage, wanted)
-    table = await d.storage.game_of_chat(chat_id)
+    table = await d.storage.games.game_of_chat(chat_id)
     if table is None:
         raise Refused(NO_FINISHED_GAME)
     if not table.over and table.proof is not None and table.number > 1:
@@ -177,7 +177,7 @@ async def on_replay(
     game = flow.finished_game(table, cb.number)
     may_see(table, query.from_user.id)
     chat = destination(query)
-    if not await d.storage.once(f"replay:{table.id}:{cb.number}:{chat}", SEND_AGAIN_AFTER):
+    if not await d.storage.limits.once(f"replay:{table.id}:{cb.number}:{chat}", SEND_AGAIN_AFTER):
         return t.gettext(ON_ITS_WAY)
     d.spawn(send_replay(d, t, chat, table, game, cb.number), f"replay-{table.id}-{cb.number}")
     return t.gettext(SENT_PRIVATELY, bot=context.bot.username) if query.message is None else None
@@ -205,7 +205,7 @@ async def send_replay(d: Deps, t: Texts, chat: int, table: Table, game: Game, nu
     name = f"replay:{table.id}:{number}:{t.lang}:{hashlib.sha256(repr(drawn).encode()).hexdigest()[:12]}"
     caption = "🎞 " + about(t, table, game, number)
     bot = d.boards.bot
-    known = await d.storage.media_file(name)
+    known = await d.storage.users.media_file(name)
     if known is not None:
         sent = await post_and_wait(d, chat, lambda: display.send_animation(bot, chat, known, caption))
         if sent is not None:
@@ -216,7 +216,7 @@ async def send_replay(d: Deps, t: Texts, chat: int, table: Table, game: Game, nu
     gif = await think(d.analysts, request)
     file_id = await post_and_wait(d, chat, lambda: display.send_animation(bot, chat, gif, caption))
     if file_id is not None:
-        await d.storage.set_media_file(name, file_id)
+        await d.storage.users.set_media_file(name, file_id)
 
 
 async def post_and_wait(d: Deps, chat: int, send: Callable[[], Awaitable[T]]) -> T | None:

@@ -1,5 +1,5 @@
 """/settings: a user's language, whether a turn waits for ✅ Done, the colours of their boards, and whether
-they appear on the global leaderboards (/top in private; bot/stats.py).
+they appear on the global leaderboards (/top in private; bot/storage/results.py).
 
 The choices are kept per user in Redis (bot/settings.py) and take effect at once: the menu itself is
 redrawn in the chosen language, and a board of the user's game in progress that now looks different
@@ -11,7 +11,7 @@ from telegram import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, 
 from telegram.constants import ChatType
 from telegram.ext import ContextTypes
 
-from bot import button_homes, callbacks, stats
+from bot import button_homes, callbacks
 from bot.callbacks import Callback
 from bot.flow import Refused
 from bot.handlers.common import (
@@ -22,7 +22,6 @@ from bot.handlers.common import (
     command,
     deps,
     message_of,
-    stats_redis,
     user_texts,
 )
 from bot.i18n import LANGUAGE_NAMES, Texts, language_of, texts
@@ -112,7 +111,7 @@ async def on_setting(
     before = await d.settings.get(user.id)
     chosen = await d.settings.choose(user.id, cb.setting, cb.choice)
     if cb.setting == "top":  # the global boards follow at once (and a lost race is mended by a repeat)
-        await stats.set_hidden(stats_redis(d), user.id, chosen.top == "hidden")
+        await d.storage.results.set_hidden(user.id, chosen.top == "hidden")
     if chosen == before:
         return None  # the menu shows it already
     nt = texts(chosen.language(user.language_code))
@@ -135,5 +134,5 @@ async def restyle(d: Deps, user_id: int) -> None:
         return
     for target in table.targets:
         if target.chat_id == user_id and target.viewer is not None and target.key in table.messages:
-            await d.storage.unmark_shown(table.id, target.key)
+            await d.storage.games.unmark_shown(table.id, target.key)
             d.boards.restyle(table.id, target.key)

@@ -16,7 +16,7 @@ from telegram.constants import ChatType
 from telegram.ext import ContextTypes
 
 from bot import display, stats
-from bot.handlers.common import N_, Deps, command, deps, stats_redis, user_texts
+from bot.handlers.common import N_, Deps, command, deps, user_texts
 from bot.i18n import Texts
 from bot.names import user_name
 from bot.settings import current
@@ -133,11 +133,11 @@ async def stats_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
     assert chat is not None and user is not None
     d = deps(context)
     who = _whose(update)
-    redis = stats_redis(d)
-    found = await stats.stats_of(redis, who.id)
+    results = d.storage.results
+    found = await results.stats_of(who.id)
     name = user_name(who)
     text = stats_text(t, name, found)
-    histories = [(v, await stats.rating_history(redis, who.id, v)) for v in stats.VARIANTS]
+    histories = [(v, await results.rating_history(who.id, v)) for v in stats.VARIANTS]
     if not any(points for _, points in histories):
         d.say(chat.id, text)
         return
@@ -195,16 +195,12 @@ async def top_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     chat = update.effective_chat
     assert chat is not None
     d = deps(context)
-    redis = stats_redis(d)
+    results = d.storage.results
     group = chat.type != ChatType.PRIVATE
     boards = [
         (
             v,
-            await (
-                stats.top_of_chat(redis, chat.id, v, TOP_SIZE)
-                if group
-                else stats.top_global(redis, v, TOP_SIZE)
-            ),
+            await (results.top_of_chat(chat.id, v, TOP_SIZE) if group else results.top_global(v, TOP_SIZE)),
         )
         for v in stats.VARIANTS
     ]
@@ -245,7 +241,7 @@ async def history_command(update: Update, context: ContextTypes.DEFAULT_TYPE) ->
     chat, user = update.effective_chat, update.effective_user
     assert chat is not None and user is not None
     d = deps(context)
-    games = await stats.history_of(stats_redis(d), user.id, HISTORY_SIZE)
+    games = await d.storage.results.history_of(user.id, HISTORY_SIZE)
     if not games:
         d.say(chat.id, t.gettext("🕑 {name}, you have no finished games yet.", name=user_name(user)))
         return

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from importlib import resources
 
 import redis.asyncio as aioredis
@@ -24,29 +25,44 @@ def lua_file(name: str) -> str:
     return resources.files(__package__).joinpath("lua", f"{name}.lua").read_text(encoding="utf-8")
 
 
-@functools.cache
-def source(name: str) -> str:
-    """The script lua/<name>.lua with its includes resolved: what Redis runs (read once per process)."""
-    return _resolve(name, (), set())
-
-
-def _resolve(name: str, including: tuple[str, ...], done: set[str]) -> str:
-    done.add(name)
-
-    def include(found: re.Match[str]) -> str:
-        wanted = found.group(1)
-        if wanted in (*including, name):
-            raise ValueError(f"lua/{name}.lua includes itself: {' -> '.join((*including, name, wanted))}")
-        if wanted in done:
-            return f"-- ({wanted} is included above)"
-        return _resolve(wanted, (*including, name), done).rstrip("\n")
-
-    return INCLUDE.sub(include, lua_file(name))
+def lua_names() -> list[str]:
+    """The names of every file in lua/, sorted."""
+    found = resources.files(__package__).joinpath("lua").iterdir()
+    return sorted(f.name.removesuffix(".lua") for f in found if f.name.endswith(".lua"))
 
 
 def includes(name: str) -> list[str]:
     """The names lua/<name>.lua includes directly."""
     return INCLUDE.findall(lua_file(name))
+
+
+def resolve(name: str, read: Callable[[str], str] = lua_file) -> str:
+    """The text of script `name` (as `read` gives it) with every include line replaced by the included
+    text, itself resolved; a file included a second time is left out (its definitions are there)."""
+    done: set[str] = set()
+
+    def text(wanted: str, including: tuple[str, ...]) -> str:
+        done.add(wanted)
+
+        def include(found: re.Match[str]) -> str:
+            inner = found.group(1)
+            if inner in (*including, wanted):
+                raise ValueError(
+                    f"lua/{wanted}.lua includes itself: {' -> '.join((*including, wanted, inner))}"
+                )
+            if inner in done:
+                return f"-- ({inner} is included above)"
+            return text(inner, (*including, wanted)).rstrip("\n")
+
+        return INCLUDE.sub(include, read(wanted))
+
+    return text(name, ())
+
+
+@functools.cache
+def source(name: str) -> str:
+    """The script lua/<name>.lua with its includes resolved: what Redis runs (read once per process)."""
+    return resolve(name)
 
 
 def register(client: aioredis.Redis, name: str) -> AsyncScript:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields
 
 import redis
 
-from bot.storage import game_key
+from bot.storage.keys import game_key
 from bot.table import Table
 from engine import Game
 from testkit.fake_telegram.play import MOVER, board, data_of

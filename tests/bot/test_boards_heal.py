@@ -24,7 +24,7 @@ import redis
 from bot import boards
 from bot.flow import ScriptedDice, engine_computer
 from bot.handlers import board as board_handlers
-from bot.storage import UNSHOWN_KEY
+from bot.storage.keys import UNSHOWN_KEY
 from testkit.fake_telegram import FakeTelegram, Fault, SimUser
 from testkit.fake_telegram.play import (
     board,

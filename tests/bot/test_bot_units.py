@@ -187,17 +187,17 @@ async def test_two_racing_changes_never_both_apply(redis_url: str) -> None:
     storage = Storage.from_url(redis_url)
     try:
         table = await _table()
-        await storage.create(table)
+        await storage.games.create(table)
         step = table.step()
         a = press_move(table, 1, table.version, step.next_moves[0].src, step.next_moves[0].die)
         b = press_move(table, 1, table.version, step.next_moves[-1].src, step.next_moves[-1].die)
-        results = await asyncio.gather(storage.save(a), storage.save(b), return_exceptions=True)
+        results = await asyncio.gather(storage.games.save(a), storage.games.save(b), return_exceptions=True)
         assert sorted(type(r).__name__ for r in results) == ["NoneType", "VersionConflict"]
-        stored = await storage.load(table.id)
+        stored = await storage.games.load(table.id)
         assert stored is not None and stored.version == table.version + 1
         assert stored.moves in (a.moves, b.moves)
         with pytest.raises(VersionConflict):
-            await storage.create(table)
+            await storage.games.create(table)
     finally:
         await storage.close()
 
@@ -208,20 +208,20 @@ async def test_a_game_saved_by_another_worker_is_loaded_as_stored_and_a_deleted_
     one, two = Storage.from_url(redis_url), Storage.from_url(redis_url)
     try:
         table = await _table()
-        await one.create(table)
-        assert await two.load(table.id) == table
+        await one.games.create(table)
+        assert await two.games.load(table.id) == table
         step = table.step()
         moved = press_move(table, 1, table.version, step.next_moves[0].src, step.next_moves[0].die)
-        await one.save(moved)
-        again = await two.load(table.id)  # worker two parsed version 0 before: it must not serve that
+        await one.games.save(moved)
+        again = await two.games.load(table.id)  # worker two parsed version 0 before: it must not serve that
         assert again is not None and again.version == moved.version and again.moves == moved.moves
-        await two.set_message(table.id, "g", 77)
-        shown = await one.load(table.id)
+        await two.games.set_message(table.id, "g", 77)
+        shown = await one.games.load(table.id)
         assert shown is not None and shown.messages == {"g": 77}
         assert shown == moved and shown.to_json() == moved.to_json()
-        await one.delete_game(moved)
-        assert await one.load(table.id) is None and await two.load(table.id) is None
-        assert table.id not in one._parsed  # the deleted game's players are not kept in memory
+        await one.games.delete_game(moved)
+        assert await one.games.load(table.id) is None and await two.games.load(table.id) is None
+        assert table.id not in one.games._parsed  # the deleted game's players are not kept in memory
     finally:
         await one.close()
         await two.close()
@@ -231,20 +231,20 @@ async def test_a_refused_save_writes_nothing_and_saves_survive_a_flushed_script_
     storage, client = Storage.from_url(redis_url), redis.Redis.from_url(redis_url, decode_responses=True)
     try:
         table = await _table()
-        await storage.create(table)
+        await storage.games.create(table)
         step = table.step()
         moved = press_move(table, 1, table.version, step.next_moves[0].src, step.next_moves[0].die)
         client.script_flush()  # what a restarted Redis has: the save script must be loaded again
-        await storage.save(moved)
+        await storage.games.save(moved)
         before = client.get("nardy:game:g1")
         with pytest.raises(
             VersionConflict, match=f"stored version {moved.version}, .* made from {table.version}"
         ):
-            await storage.save(
+            await storage.games.save(
                 press_move(table, 1, table.version, step.next_moves[-1].src, step.next_moves[-1].die)
             )
         with pytest.raises(VersionConflict, match="stored version None"):
-            await storage.save(replace(moved, id="never-created", version=5))
+            await storage.games.save(replace(moved, id="never-created", version=5))
         assert client.get("nardy:game:g1") == before
         assert client.exists("nardy:game:never-created", "nardy:game:never-created:messages") == 0
         assert client.smembers("nardy:user:1:games") == {"g1"}
@@ -257,8 +257,8 @@ async def test_keys_have_clear_names_and_finished_games_expire_sooner(redis_url:
     storage = Storage.from_url(redis_url)
     try:
         table = await _table()
-        await storage.create(table)
-        await storage.set_message(table.id, "g", 77)
+        await storage.games.create(table)
+        await storage.games.set_message(table.id, "g", 77)
         assert await storage.keys() == [
             "nardy:chat:-5:game",
             "nardy:game:g1",
@@ -269,11 +269,11 @@ async def test_keys_have_clear_names_and_finished_games_expire_sooner(redis_url:
         ]
         active_ttl = await storage.ttl("nardy:game:g1")
         over = resign(table, 2, table.number)
-        await storage.save(over)
+        await storage.games.save(over)
         assert 0 < await storage.ttl("nardy:game:g1") < active_ttl
-        loaded = await storage.load("g1")
+        loaded = await storage.games.load("g1")
         assert loaded is not None and loaded.over and loaded.messages == {"g": 77}
-        assert (await storage.game_of_chat(-5)) == loaded
+        assert (await storage.games.game_of_chat(-5)) == loaded
     finally:
         await storage.close()
 

@@ -9,7 +9,7 @@ import redis
 
 from bot.config import DEFAULT_CLAIM_AFTER, ConfigError, claim_after_from_env
 from bot.flow import Refused, ScriptedDice, check_claim, idle_side
-from bot.storage import ACTIVE_TTL, FINISHED_TTL, INVITE_TTL, LOBBY_TTL
+from bot.storage.keys import ACTIVE_TTL, FINISHED_TTL, INVITE_TTL, LOBBY_TTL
 from bot.table import Table
 from engine import Game, Side
 from testkit.fake_telegram import FakeTelegram, SimUser

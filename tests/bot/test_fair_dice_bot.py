@@ -17,7 +17,7 @@ import pytest
 import redis
 
 from bot.flow import FairDice, engine_computer
-from bot.storage import game_key
+from bot.storage.keys import game_key
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import reply_to, resign, start_computer_game, start_group_game, wait_board
 from testkit.fake_telegram.runner import BotRunner

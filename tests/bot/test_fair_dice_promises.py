@@ -15,7 +15,7 @@ import pytest
 import redis
 
 from bot.flow import FairDice, engine_computer
-from bot.storage import dice_secret_key, game_key
+from bot.storage.keys import dice_secret_key, game_key
 from engine.fair_dice import combine, commitment, fair_roll, recorded_rolls
 from engine.records import parse_json
 from testkit.fake_telegram import FakeTelegram, SimUser

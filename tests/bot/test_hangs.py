@@ -26,7 +26,8 @@ from bot.config import ConfigError, redis_timeout_from_env
 from bot.flow import ScriptedDice, engine_computer
 from bot.handlers.common import TRY_AGAIN_SOON
 from bot.handlers.gate import Limits
-from bot.storage import Storage, game_key
+from bot.storage.games import GameStore
+from bot.storage.keys import game_key
 from bot.table import Table
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import board, start_group_game
@@ -97,9 +98,9 @@ def test_a_redis_frozen_for_15_s_mid_game_leaves_no_update_unanswered_and_applie
     "try again in a moment", /help as usual); after SIGCONT the game goes on with the move applied once."""
     pid = _redis_pid(redis_url)
     frozen_at: list[float] = []
-    save = Storage.save
+    save = GameStore.save
 
-    async def freezing_save(self: Storage, table: Table, new_boards: bool = False) -> None:
+    async def freezing_save(self: GameStore, table: Table, new_boards: bool = False) -> None:
         if not frozen_at:  # the first save after arming: Redis freezes as it is sent
             os.kill(pid, signal.SIGSTOP)
             frozen_at.append(time.monotonic())
@@ -115,11 +116,11 @@ def test_a_redis_frozen_for_15_s_mid_game_leaves_no_update_unanswered_and_applie
         last_die = alice.button(msg, "8→7")  # its press ends Alice's turn: a save
         dice.push(4, 2)
         took: list[tuple[str, float, str | None]] = []
-        monkeypatch.setattr(Storage, "save", freezing_save)
+        monkeypatch.setattr(GameStore, "save", freezing_save)
         try:
             took.append(("Alice's last die", *_timed_press(tg, alice, msg, last_die)))
             assert frozen_at, "the press was saved: Redis froze as the save was sent"
-            monkeypatch.setattr(Storage, "save", save)
+            monkeypatch.setattr(GameStore, "save", save)
             while time.monotonic() - frozen_at[0] < FREEZE - ANSWER_WITHIN:
                 took.append(("/help in private", *_timed_reply(tg, carol, "/help")))
                 took.append(("Alice again", *_timed_press(tg, alice, msg, last_die)))

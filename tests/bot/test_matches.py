@@ -12,6 +12,7 @@ import redis.asyncio as aioredis
 
 from bot import stats
 from bot.flow import ScriptedDice
+from bot.storage.results import ResultStore
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import (
     MOVER,
@@ -43,7 +44,7 @@ def stored_stats(redis_url: str, user_id: int) -> stats.PlayerStats:
     async def read() -> stats.PlayerStats:
         client = aioredis.from_url(redis_url)
         try:
-            return await stats.stats_of(client, user_id)
+            return await ResultStore(client).stats_of(user_id)
         finally:
             await client.aclose()
 

@@ -657,17 +657,17 @@ async def test_two_live_games_created_at_once_in_one_chat_one_wins_and_the_point
             await _table("one", Person(1, "Alice"), Person(2, "Bob"), -50),
             await _table("two", Person(3, "Carol"), Person(4, "Dan"), -50),
         ]
-        results = await asyncio.gather(*(storage.create(t) for t in tables), return_exceptions=True)
+        results = await asyncio.gather(*(storage.games.create(t) for t in tables), return_exceptions=True)
         won = [t for t, r in zip(tables, results, strict=True) if r is None]
         lost = [(t, r) for t, r in zip(tables, results, strict=True) if r is not None]
         assert len(won) == 1 and len(lost) == 1, results
         (loser, refusal), winner = lost[0], won[0]
         assert isinstance(refusal, ChatBusy) and refusal.game_id == winner.id
-        current = await storage.game_of_chat(-50)
+        current = await storage.games.game_of_chat(-50)
         assert current is not None and current.id == winner.id
-        assert await storage.load(loser.id) is None, "a refused start wrote its game"
+        assert await storage.games.load(loser.id) is None, "a refused start wrote its game"
         for p in loser.players:
-            assert await storage.games_of_user(p.user_id) == []
+            assert await storage.games.games_of_user(p.user_id) == []
     finally:
         await storage.close()
 
@@ -681,7 +681,7 @@ async def test_two_invitations_put_at_once_by_one_user_leave_one_that_the_pointe
         invites = [
             Invite(token, "short", alice, message_id=10 + i) for i, token in enumerate(("tokA", "tokB"))
         ]
-        replaced = await asyncio.gather(*(storage.put_invite(i) for i in invites))
+        replaced = await asyncio.gather(*(storage.rooms.put_invite(i) for i in invites))
         assert replaced.count(None) == 1, replaced  # the first found none; the second replaced the first
         client = redis.Redis.from_url(redis_url, decode_responses=True)
         try:
@@ -692,7 +692,7 @@ async def test_two_invitations_put_at_once_by_one_user_leave_one_that_the_pointe
         assert len(keys) == 1, keys
         assert pointer in ("tokA", "tokB") and keys == [f"nardy:invite:{pointer}"]
         assert [r for r in replaced if r is not None] == [{"tokA": "tokB", "tokB": "tokA"}[pointer]]
-        pending = await storage.pending_invite(alice.user_id)
+        pending = await storage.rooms.pending_invite(alice.user_id)
         assert pending is not None and pending.token == pointer
     finally:
         await storage.close()

@@ -227,26 +227,26 @@ async def test_a_look_skips_ended_searches_drops_busy_seekers_and_pairs_the_olde
             ScriptedDice([6, 1]),
             _no_computer,
         )
-        await storage.create(busy_game)  # P2 plays another game: a stale search of theirs is dropped
+        await storage.games.create(busy_game)  # P2 plays another game: a stale search of theirs is dropped
         _plant(redis_url, [_seeker(2, 1001.0), _seeker(3, 1002.0), _seeker(4, 1003.0)])
         r = client(redis_url)
         r.zadd("nardy:seek:short", {"1": 1000.0})  # an entry whose search ended (no record): stale
         r.close()
         me = _seeker(9, 2000.0)
-        outcome = await storage.seek(me, 3600)
+        outcome = await storage.rooms.seek(me, 3600)
         assert outcome.kind == "pair" and outcome.other == _seeker(3, 1002.0)
         assert [s.person.user_id for s in outcome.dropped] == [2] and search(redis_url, 2) is None
         assert queue(redis_url) == [3, 4]  # the partner stays until the game consumes their search
         game = await start_table(
             "qm1", "match", "short", outcome.other.person, me.person, "en", ScriptedDice([6, 1]), _no_computer
         )
-        await storage.start_from_seek(outcome.other, game)
+        await storage.rooms.start_from_seek(outcome.other, game)
         assert queue(redis_url) == [4] and search(redis_url, 3) is None
         with pytest.raises(Gone):  # that search is used up: a second game from it is refused
-            await storage.start_from_seek(outcome.other, replace(game, id="qm2"))
-        assert (await storage.seek(_seeker(3, 2001.0), 3600)).kind == "busy"
-        assert (await storage.seek(_seeker(4, 2002.0), 3600)).kind == "seeking"
-        assert (await storage.seek(_seeker(7, 2003.0, "long"), 3600)).kind == "queued"
+            await storage.rooms.start_from_seek(outcome.other, replace(game, id="qm2"))
+        assert (await storage.rooms.seek(_seeker(3, 2001.0), 3600)).kind == "busy"
+        assert (await storage.rooms.seek(_seeker(4, 2002.0), 3600)).kind == "seeking"
+        assert (await storage.rooms.seek(_seeker(7, 2003.0, "long"), 3600)).kind == "queued"
         assert queue(redis_url, "long") == [7]
     finally:
         await storage.close()
@@ -257,7 +257,9 @@ async def test_racing_sweepers_hand_out_each_expired_search_once(redis_url: str)
     try:
         seekers = [_seeker(100 + i, 1000.0 + i, "long" if i % 2 else "short") for i in range(60)]
         _plant(redis_url, seekers)
-        taken = await asyncio.gather(*(s.expire_seekers(1039.0, limit=7) for s in sweepers for _ in range(5)))
+        taken = await asyncio.gather(
+            *(s.rooms.expire_seekers(1039.0, limit=7) for s in sweepers for _ in range(5))
+        )
         ended = [seeker.person.user_id for batch in taken for seeker, game in batch]
         assert sorted(ended) == list(range(100, 140))  # the 40 that began by the cutoff, each once
         assert all(game is None for batch in taken for _, game in batch)
@@ -315,7 +317,7 @@ def test_two_players_are_paired_each_sees_the_board_from_their_side_and_a_move_u
     assert "Ходит Alice, кубики 6-1." in (bob_board.caption or "") and not bob_board.buttons
 
     async def pictures(d: Any) -> dict[int, bytes]:  # each board drawn from its own player's side
-        table = await d.storage.load(game["id"])
+        table = await d.storage.games.load(game["id"])
         return {target.chat_id: await render(display._view(table, target)) for target in table.targets}
 
     expected = bot.call(pictures)
@@ -602,14 +604,14 @@ async def test_seekers_pair_only_within_their_game_format_and_a_match_search_tim
 ) -> None:
     storage = Storage.from_url(redis_url)
     try:
-        assert (await storage.seek(_seeker(301, 1000.0, "short.5c"), 3600)).kind == "queued"
-        assert (await storage.seek(_seeker(302, 1001.0, "short.5"), 3600)).kind == "queued"
-        assert (await storage.seek(_seeker(303, 1002.0, "short"), 3600)).kind == "queued"
-        paired = await storage.seek(_seeker(304, 1003.0, "short.5c"), 3600)
+        assert (await storage.rooms.seek(_seeker(301, 1000.0, "short.5c"), 3600)).kind == "queued"
+        assert (await storage.rooms.seek(_seeker(302, 1001.0, "short.5"), 3600)).kind == "queued"
+        assert (await storage.rooms.seek(_seeker(303, 1002.0, "short"), 3600)).kind == "queued"
+        paired = await storage.rooms.seek(_seeker(304, 1003.0, "short.5c"), 3600)
         assert paired.kind == "pair" and paired.other is not None and paired.other.person.user_id == 301
-        stopped = await storage.stop_seek(302)
+        stopped = await storage.rooms.stop_seek(302)
         assert stopped is not None and stopped.game == "short.5"
-        expired = await storage.expire_seekers(1002.5)
+        expired = await storage.rooms.expire_seekers(1002.5)
         # the one in short: timed out; 301's search (paired, its game not yet started) too; 302's was stopped
         assert sorted((s.person.user_id, s.game) for s, _ in expired) == [(301, "short.5c"), (303, "short")]
     finally:

@@ -25,7 +25,8 @@ from bot.config import (
 )
 from bot.flow import ScriptedDice, engine_computer, rematch, resign, start_table
 from bot.reminders import group_link, look_every
-from bot.storage import REMIND_KEY, Storage, reminded_key
+from bot.storage import Storage
+from bot.storage.keys import REMIND_KEY, reminded_key
 from bot.table import Person, Table
 from engine import Game, Play, Side
 from testkit.fake_telegram import FakeTelegram, SimUser
@@ -423,14 +424,14 @@ async def _friend_table(game_id: str) -> Table:
 @pytest.fixture
 async def storage(redis_url: str) -> AsyncIterator[Storage]:
     store = Storage.from_url(redis_url)
-    store.remind_after = 0.2
+    store.games.remind_after = 0.2
     yield store
     await store.close()
 
 
 async def wait_due(storage: Storage, game_id: str) -> None:
     for _ in range(200):
-        if game_id in await storage.due_reminders():
+        if game_id in await storage.schedules.due_reminders():
             return
         await asyncio.sleep(0.05)
     raise AssertionError(f"the reminder of {game_id} never came due")
@@ -440,27 +441,27 @@ async def test_racing_claims_of_one_due_reminder_take_it_once_and_the_limit_hold
     storage: Storage,
 ) -> None:
     table = await _friend_table("g")
-    await storage.create(table)
+    await storage.games.create(table)
     for number in (1, 2):
         await wait_due(storage, "g")
-        claims = await asyncio.gather(*(storage.claim_reminder("g", table, 2) for _ in range(20)))
+        claims = await asyncio.gather(*(storage.schedules.claim_reminder("g", table, 2) for _ in range(20)))
         assert sorted(claims) == [0] * 19 + [number], claims
-        assert await storage.due_reminders() == []
+        assert await storage.schedules.due_reminders() == []
         table = table.bump()
-        await storage.save(table)  # a change: due again
+        await storage.games.save(table)  # a change: due again
     await wait_due(storage, "g")
-    assert await storage.claim_reminder("g", table, 2) == -1, "the game had its 2 reminders"
-    assert await storage.due_reminders() == [], "the entry left without a reminder"
+    assert await storage.schedules.claim_reminder("g", table, 2) == -1, "the game had its 2 reminders"
+    assert await storage.schedules.due_reminders() == [], "the entry left without a reminder"
     assert await storage.ttl(reminded_key("g")) > 0
 
     over = resign(table, 1, table.number)
-    await storage.save(over)
+    await storage.games.save(over)
     await asyncio.sleep(0.3)
-    assert await storage.due_reminders() == [], "a game that is over is due no reminder"
+    assert await storage.schedules.due_reminders() == [], "a game that is over is due no reminder"
     nxt = await rematch(over, 1, over.version, ScriptedDice([6, 1]), no_computer)
-    await storage.save(nxt)
+    await storage.games.save(nxt)
     await wait_due(storage, "g")
-    assert await storage.claim_reminder("g", nxt, 2) == 1, (
+    assert await storage.schedules.claim_reminder("g", nxt, 2) == 1, (
         "the next game of the series has reminders of its own"
     )
 
@@ -469,27 +470,27 @@ async def test_a_stale_table_does_not_claim_and_a_gone_game_leaves_the_set(
     storage: Storage, redis_url: str
 ) -> None:
     table = await _friend_table("g")
-    await storage.create(table)
+    await storage.games.create(table)
     await wait_due(storage, "g")
-    assert await storage.claim_reminder("g", table.bump(), 3) == 0, "not the stored version"
-    assert await storage.claim_reminder("g", None, 3) == 0, "the game is there"
-    assert await storage.due_reminders() == ["g"]
-    await storage.delete_game(table)
-    assert await storage.due_reminders() == []
+    assert await storage.schedules.claim_reminder("g", table.bump(), 3) == 0, "not the stored version"
+    assert await storage.schedules.claim_reminder("g", None, 3) == 0, "the game is there"
+    assert await storage.schedules.due_reminders() == ["g"]
+    await storage.games.delete_game(table)
+    assert await storage.schedules.due_reminders() == []
     assert [k for k in await storage.keys() if "remind" in k] == []
 
-    await storage.create(await _friend_table("h"))
+    await storage.games.create(await _friend_table("h"))
     await wait_due(storage, "h")
     client = aioredis.Redis.from_url(redis_url, decode_responses=True)
     try:
         await client.delete("nardy:game:h")  # as if it expired
-        assert await storage.claim_reminder("h", None, 3) == -1
+        assert await storage.schedules.claim_reminder("h", None, 3) == -1
         assert await client.zcard(REMIND_KEY) == 0
     finally:
         await client.aclose()
 
-    storage.remind_after = 0  # reminders off: no entry at all
-    await storage.create(await _friend_table("k"))
+    storage.games.remind_after = 0  # reminders off: no entry at all
+    await storage.games.create(await _friend_table("k"))
     assert [k for k in await storage.keys() if "remind" in k] == []
 
 

@@ -14,7 +14,8 @@ from bot import callbacks
 from bot.callbacks import BadCallback
 from bot.flow import Refused, ScriptedDice, press_move, press_move_to_end, turn_ends
 from bot.settings import CHOICES, Settings, SettingsCache
-from bot.storage import SETTINGS_TTL, Storage, user_settings_key
+from bot.storage import Storage
+from bot.storage.keys import SETTINGS_TTL, user_settings_key
 from bot.table import Person, Table
 from engine import Dice, Game, Phase, Play, Position, Side, find_rules
 from render import layout

@@ -12,6 +12,7 @@ from PIL import Image
 
 from bot import stats
 from bot.stats import FinishedGame, PlayerRef
+from bot.storage.results import ResultStore
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import reply_to
 from testkit.fake_telegram.runner import BotRunner
@@ -61,7 +62,7 @@ def seed(redis_url: str, *games: FinishedGame) -> None:
         client = aioredis.Redis.from_url(redis_url, decode_responses=True)
         try:
             for n, game in enumerate(games):
-                await stats.record(client, game, NOW + 60 * n)
+                await ResultStore(client).record(game, NOW + 60 * n)
         finally:
             await client.aclose()
 

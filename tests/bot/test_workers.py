@@ -333,6 +333,7 @@ def test_a_game_end_raced_on_two_workers_changes_the_ratings_once(
     """A double passed by ten presses at once, each update delivered to both workers now and then: the
     game ends once, and its result counts once in both players' statistics and ratings."""
     from bot import stats
+    from bot.storage.results import ResultStore
     from testkit.fake_telegram.play import board, data_of, play_turn, wait_board
 
     group = -2100
@@ -375,7 +376,8 @@ def test_a_game_end_raced_on_two_workers_changes_the_ratings_once(
 
         client = aioredis.from_url(redis_url)
         try:
-            return await stats.stats_of(client, doubler.id), await stats.stats_of(client, taker.id)
+            results = ResultStore(client)
+            return await results.stats_of(doubler.id), await results.stats_of(taker.id)
         finally:
             await client.aclose()
 

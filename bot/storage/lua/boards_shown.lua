@@ -1,4 +1,4 @@
--- Boards shown: some boards of a game now show a version (bot/storage/games.py, Games.shown).
+-- Boards shown: some boards of a game now show a version (bot/storage/games.py, GameStore.shown).
 --
 -- KEYS: [1] the game's messages hash, [2] the unshown-boards set, [3] the game, [4] its drawing lease.
 -- ARGV: [1] the game id, [2] the version the boards now show, [3] "1" if no board failed, [4] the drawer's

@@ -1,4 +1,4 @@
--- Withdraw the user's invitation (bot/storage/rooms.py, Rooms.cancel_invite).
+-- Withdraw the user's invitation (bot/storage/rooms.py, RoomStore.cancel_invite).
 --
 -- KEYS: [1] the user's invitation pointer (nardy:user:<id>:invite).
 -- ARGV: [1] the key prefix of invitations.

@@ -1,5 +1,5 @@
 -- Claim a due turn reminder, so that exactly one worker sends it (bot/storage/schedules.py,
--- Schedules.claim_reminder).
+-- ScheduleStore.claim_reminder).
 --
 -- KEYS: [1] the reminders set (nardy:remind), [2] the game, [3] its reminders count (nardy:reminded:<id>).
 -- ARGV: [1] the game id, [2] now, [3] the game's version as the caller loaded it, [4] its game number,

@@ -1,4 +1,4 @@
--- Claim a game whose boards are due to be shown (bot/storage/schedules.py, Schedules.claim_unshown).
+-- Claim a game whose boards are due to be shown (bot/storage/schedules.py, ScheduleStore.claim_unshown).
 --
 -- KEYS: [1] the unshown-boards set (nardy:unshown).
 -- ARGV: [1] the game id, [2] now (unix seconds), [3] the lease (seconds: the game is due again then),

@@ -1,4 +1,4 @@
--- Remove a queue entry whose search ended (bot/storage/rooms.py, Rooms.start_from_seek).
+-- Remove a queue entry whose search ended (bot/storage/rooms.py, RoomStore.start_from_seek).
 --
 -- KEYS: [1] the queue (nardy:seek:<format>), [2] the user's search record (nardy:user:<id>:seek).
 -- ARGV: [1] the user id, [2] the queue's variant.

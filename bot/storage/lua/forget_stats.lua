@@ -1,4 +1,4 @@
--- Forget a user's results (/forget; bot/storage/results.py, Results.forget_user): off every leaderboard,
+-- Forget a user's results (/forget; bot/storage/results.py, ResultStore.forget_user): off every leaderboard,
 -- and their statistics, history, boards set and rating histories deleted.
 --
 -- KEYS: none (the key names are built from the user id: the bot's Redis is a single node).

@@ -1,5 +1,5 @@
--- Hide a user from the global leaderboards, or show them again (bot/storage/results.py, Results.set_hidden):
--- the /settings field and the global boards, at once.
+-- Hide a user from the global leaderboards, or show them again: the /settings field and the global boards,
+-- at once (bot/storage/results.py, ResultStore.set_hidden).
 --
 -- KEYS: none (the key names are built from the user id: the bot's Redis is a single node).
 -- ARGV: [1] the user id, [2] "1" to hide, "0" to show (they are back on a board if they qualify).
@@ -7,7 +7,7 @@
 
 local VARIANTS = {'short', 'long'}  -- bot/stats.py: VARIANTS
 local HIDDEN_FIELD, HIDDEN = 'top', 'hidden'  -- bot/stats.py: HIDDEN_FIELD, HIDDEN
-local USER_TTL, MIN_RATED = 31536000, 5  -- bot/stats.py: USER_TTL, MIN_RATED_MATCHES
+local USER_TTL, MIN_RATED = 31536000, 5  -- bot/storage/keys.py: USER_TTL; bot/stats.py: MIN_RATED_MATCHES
 local uid = ARGV[1]
 local base = 'nardy:user:' .. uid .. ':'
 local hide = ARGV[2] == '1'

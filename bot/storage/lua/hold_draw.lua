@@ -1,5 +1,5 @@
 -- Take or extend the lease of drawing a game's boards: one worker at a time, so that an older picture
--- never lands after a newer one (bot/storage/games.py, Games.hold_draw).
+-- never lands after a newer one (bot/storage/games.py, GameStore.hold_draw).
 --
 -- KEYS: [1] the lease (nardy:drawing:<id>), [2] the game's messages hash.
 -- ARGV: [1] the worker's token, [2] the lease's time to live in ms.

@@ -1,4 +1,4 @@
--- A new board message (bot/storage/games.py, Games.new_message).
+-- A new board message (bot/storage/games.py, GameStore.new_message).
 --
 -- KEYS: [1] the game's messages hash, [2] the game, [3] the new message's home (nardy:home:<chat>:<message>).
 -- ARGV: [1] the board key, [2] the message id it replaces ("" for none), [3] the new message id, [4] its

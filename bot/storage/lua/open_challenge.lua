@@ -1,5 +1,5 @@
 -- An inline challenge: the user's open challenge of a kind, or a new one (bot/storage/rooms.py,
--- Rooms.open_challenge). The open challenge of that kind is reused: every inline query of the user would
+-- RoomStore.open_challenge). The open challenge of that kind is reused: every inline query of the user would
 -- otherwise make a new one.
 --
 -- KEYS: [1] the user's pointer for (variant, target) (nardy:user:<id>:challenge:<variant>:<target>).

@@ -1,4 +1,4 @@
--- Open a group's lobby (bot/storage/rooms.py, Rooms.open_lobby).
+-- Open a group's lobby (bot/storage/rooms.py, RoomStore.open_lobby).
 --
 -- KEYS: [1] the lobby (nardy:lobby:<chat>), [2] the chat's game pointer (nardy:chat:<chat>:game).
 -- ARGV: [1] the lobby JSON, [2] its TTL, [3] the starter's user id.

@@ -1,4 +1,5 @@
--- Store a friend invitation; the starter's previous one is withdrawn (bot/storage/rooms.py, Rooms.put_invite).
+-- Store a friend invitation; the starter's previous one is withdrawn (bot/storage/rooms.py,
+-- RoomStore.put_invite).
 --
 -- KEYS: [1] the starter's invitation pointer (nardy:user:<id>:invite), [2] the new invitation
 --   (nardy:invite:<token>).

@@ -1,4 +1,4 @@
--- Record one finished game's result on its own (bot/storage/results.py, Results.record): a game's save
+-- Record one finished game's result on its own (bot/storage/results.py, ResultStore.record): a game's save
 -- records the games it ended itself (save_game.lua).
 --
 -- KEYS: none (record_result.lua builds the key names from the game).

@@ -19,8 +19,10 @@ local function nardy_record(finished_json, now)
   if seen then
     return seen
   end
-  local USER_TTL, CHAT_TTL, MARKER_TTL = 31536000, 31536000, 2592000  -- bot/stats.py: USER_TTL, CHAT_TTL, MARKER_TTL
-  local MIN_RATED, HISTORY, POINTS = 5, 20, 100  -- bot/stats.py: MIN_RATED_MATCHES, HISTORY_GAMES, RATING_POINTS
+  -- bot/storage/keys.py: USER_TTL, CHAT_TTL, MARKER_TTL; bot/stats.py: MIN_RATED_MATCHES, HISTORY_GAMES,
+  -- RATING_POINTS
+  local USER_TTL, CHAT_TTL, MARKER_TTL = 31536000, 31536000, 2592000
+  local MIN_RATED, HISTORY, POINTS = 5, 20, 100
   local START, SCALE, STAKE = 1500.0, 2000.0, 4.0  -- bot/ratings.py: START_RATING, SCALE, STAKE
   local PROVISIONAL, STEP = 5.0, 100.0  -- bot/ratings.py: PROVISIONAL_FACTOR, EXPERIENCE_STEP
   local HIDDEN_FIELD, HIDDEN = 'top', 'hidden'  -- bot/stats.py: HIDDEN_FIELD, HIDDEN (the /settings choice)

@@ -1,5 +1,5 @@
 -- Save a game: the compare-and-set of its record, with everything that must change with it, in one
--- atomic step (bot/storage/games.py, Games.create and Games.save).
+-- atomic step (bot/storage/games.py, GameStore.create and GameStore.save).
 --
 -- KEYS: [1] the game (nardy:game:<id>), [2] its messages hash, [3] the unshown-boards set (nardy:unshown),
 --   then ARGV[5] chat pointers (nardy:chat:<chat>:game), then ARGV[7] games sets (nardy:user:<id>:games),

@@ -1,4 +1,4 @@
--- Look for a quick-match partner (bot/storage/rooms.py, Rooms.seek).
+-- Look for a quick-match partner (bot/storage/rooms.py, RoomStore.seek).
 --
 -- KEYS: [1] the variant's queue (nardy:seek:<format>), [2] the seeker's search record
 --   (nardy:user:<id>:seek).

@@ -1,4 +1,4 @@
--- Stop a quick-match search (bot/storage/rooms.py, Rooms.stop_seek).
+-- Stop a quick-match search (bot/storage/rooms.py, RoomStore.stop_seek).
 --
 -- KEYS: [1] the user's search record (nardy:user:<id>:seek), then every variant's queue.
 -- ARGV: [1] the user id, [2] the search's token ("": whichever).

@@ -1,4 +1,4 @@
--- End the quick-match searches that waited too long (bot/storage/rooms.py, Rooms.expire_seekers).
+-- End the quick-match searches that waited too long (bot/storage/rooms.py, RoomStore.expire_seekers).
 --
 -- KEYS: the queues (nardy:seek:<format>).
 -- ARGV: [1] the cutoff (entries that joined at or before it), [2] at most this many per queue, then each

@@ -1,4 +1,4 @@
--- Token buckets of inbound updates (bot/storage/limits.py, Limits.take_tokens).
+-- Token buckets of inbound updates (bot/storage/limits.py, LimitStore.take_tokens).
 --
 -- KEYS: the buckets (nardy:limit:<who>:<kind>: hashes of "t" tokens, "at" when counted, "n" refused since).
 -- ARGV: per bucket i, [2i - 1] its capacity and [2i] its refill per second.

@@ -1,4 +1,4 @@
--- A leaderboard's best players (bot/storage/results.py, Results.top_of_chat and Results.top_global).
+-- A leaderboard's best players (bot/storage/results.py, ResultStore.top_of_chat and ResultStore.top_global).
 --
 -- KEYS: [1] the leaderboard (nardy:top:<variant> or nardy:top:chat:<chat>:<variant>).
 -- ARGV: [1] its variant, [2] how many players.
