@@ -43,7 +43,7 @@ from bot.handlers import (
     stats,
 )
 from bot.handlers.common import Deps, on_error
-from bot.handlers.gate import Limits
+from bot.handlers.rates import Limits
 from bot.http_request import AiohttpRequest
 from bot.i18n import LANGUAGES, texts
 from bot.outbox import Outbox

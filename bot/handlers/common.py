@@ -10,7 +10,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from telegram import CallbackQuery, InlineKeyboardMarkup, MaybeInaccessibleMessage, Update, User
 from telegram.error import BadRequest, NetworkError, TimedOut
@@ -22,6 +22,7 @@ from bot.callbacks import BadCallback, Callback
 from bot.computer import ComputerBusy, ComputerProcesses
 from bot.config import DEFAULT_CLAIM_AFTER, DEFAULT_SEEK_TIMEOUT
 from bot.flow import ComputerPlayer, DiceSource, Refused, Seeds
+from bot.handlers.rates import Limits
 from bot.i18n import Texts, language_of, texts
 from bot.names import user_name
 from bot.outbox import Outbox, answering
@@ -38,9 +39,6 @@ from bot.storage import (
 from bot.storage.keys import FINISHED_TTL
 from bot.table import Person, Table
 from engine.fair_dice import SEED_BYTES
-
-if TYPE_CHECKING:
-    from bot.handlers.gate import Limits
 
 log = logging.getLogger(__name__)
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
 
 from telegram import Update
 from telegram.constants import ChatType
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from bot.handlers.common import N_, answer, deps, user_texts, viewer_settings
+from bot.handlers.rates import Limits
 from bot.settings import choosing
 from bot.storage import StorageError
 from bot.storage.keys import limit_key
@@ -28,26 +28,6 @@ log = logging.getLogger(__name__)
 SLOW_PRESSES = N_("Too many presses at once. Wait a moment, then press again.")
 SLOW_COMMANDS = N_("Too many commands at once. Wait a minute, please.")
 LOOK_WITHIN = 0.5  # seconds the gate waits for Redis before it lets an update pass unchecked
-
-
-@dataclass(frozen=True)
-class Rate:
-    """At most `burst` at once, then `per_second` on average."""
-
-    burst: float
-    per_second: float
-
-
-@dataclass(frozen=True)
-class Limits:
-    """The inbound limits. A player presses a few buttons a turn and rarely more than two a second; a group
-    gets about 20 messages a minute from the bot anyway, so more commands than that only queue up."""
-
-    user_presses: Rate = Rate(15, 3.0)
-    chat_presses: Rate = Rate(40, 8.0)
-    user_commands: Rate = Rate(6, 0.25)
-    chat_commands: Rate = Rate(8, 1 / 3)
-    user_inline: Rate = Rate(20, 2.0)
 
 
 async def drop_repeated_update(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

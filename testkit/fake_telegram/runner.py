@@ -13,7 +13,7 @@ from telegram.ext import Application, BaseRateLimiter, TypeHandler
 from bot.app import ALLOWED_UPDATES, build_application, services
 from bot.computer import ComputerProcesses
 from bot.flow import ComputerPlayer, DiceSource, engine_computer
-from bot.handlers.gate import Limits
+from bot.handlers.rates import Limits
 from bot.rate_limit import ChatRateLimiter
 from bot.storage import Storage
 from testkit.fake_telegram.server import BOT_TOKEN

@@ -1,0 +1,1 @@
+"""Tests of the computer opponent (engine/ai): its choices, levels, cube decisions and networks."""

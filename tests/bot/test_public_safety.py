@@ -31,7 +31,7 @@ import redis
 from bot.embedded_redis import process_start_time, redis_server_processes
 from bot.flow import ScriptedDice, engine_computer, start_table
 from bot.handlers.common import Deps
-from bot.handlers.gate import Limits
+from bot.handlers.rates import Limits
 from bot.names import NAME_LIMIT, display_name
 from bot.rate_limit import ChatRateLimiter
 from bot.storage import ChatBusy, Storage
