@@ -13,8 +13,8 @@ and beside them:
   keys.py       every key name, what it holds and how long it lives
   client.py     the connection pool and the storage's errors (StorageError and its kinds)
   scripts.py    the loader of the Lua scripts in lua/ (one file per script, its KEYS and ARGV named on top)
-Every change of a game is one atomic compare-and-set script; every other write is one script, one MULTI,
-or one WATCH block.
+Every change of a game is one atomic compare-and-set script (lua/save_game.lua). Call a store through its
+owner: `storage.games.save(table)`, `storage.rooms.open_lobby(lobby)`, `storage.results.stats_of(user_id)`.
 """
 
 from __future__ import annotations

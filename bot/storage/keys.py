@@ -159,6 +159,11 @@ def user_challenge_key(user_id: int, variant: str, target: str | None) -> str:
     return f"nardy:user:{user_id}:challenge:{variant}:{target or '*'}"
 
 
+def user_challenges_pattern(user_id: int) -> str:
+    """A SCAN pattern for every open-challenge pointer of the user (/forget)."""
+    return f"nardy:user:{user_id}:challenge:*"
+
+
 def seek_key(variant: str) -> str:
     return f"{SEEK_PREFIX}{variant}"
 

@@ -20,6 +20,7 @@ from bot.storage.keys import (
     limit_key,
     media_key,
     seek_key,
+    user_challenges_pattern,
     user_games_key,
     user_homes_key,
     user_invite_key,
@@ -136,7 +137,7 @@ class UserStore:
             keys.extend(str(key) for key in await self._r.smembers(user_homes_key(user_id)))
             async for key in self._r.scan_iter(match=home_key(f"{user_id}:*"), count=100):
                 keys.append(str(key))
-            async for key in self._r.scan_iter(match=f"nardy:user:{user_id}:challenge:*", count=100):
+            async for key in self._r.scan_iter(match=user_challenges_pattern(user_id), count=100):
                 keys.append(str(key))
                 challenge = await self._r.get(key)
                 if challenge is not None:
