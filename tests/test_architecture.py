@@ -17,7 +17,8 @@ OVERSIZED = {
     "engine/records.py": 916,
     "engine/rules/base.py": 631,
     "bench/load.py": 648,
-    "testkit/fake_telegram/server.py": 1222,
+    "testkit/fake_telegram/server.py": 1230,
+    "testkit/browser.py": 752,  # came with the board page (issue 24) meanwhile
 }
 LUA_WORDS = ("redis.call(", "redis.pcall(", "cjson.decode(", "cjson.encode(")
 

@@ -25,7 +25,7 @@ import redis
 from bot.config import ConfigError, redis_timeout_from_env
 from bot.flow import ScriptedDice, engine_computer
 from bot.handlers.common import TRY_AGAIN_SOON
-from bot.handlers.gate import Limits
+from bot.handlers.rates import Limits
 from bot.storage.games import GameStore
 from bot.storage.keys import game_key
 from bot.table import Table
