@@ -312,11 +312,7 @@ def variant_menu(t: Texts, user_id: int, flags: str = "") -> InlineKeyboardMarku
             ]
         )
     following = {None: "l", "live": "b", "blitz": ""}[clock]  # each press: the next time control
-    label = (
-        t.gettext("⏱ Clock: none")
-        if clock is None
-        else t.gettext("⏱ Clock: {clock}", clock=clock_words(t, clock))
-    )
+    label = t.gettext("⏱ Clock: none") if clock is None else "⏱ " + clock_words(t, clock)
     rows.append(
         [InlineKeyboardButton(label, callback_data=callbacks.variant_cube(user_id, cube_flags + following))]
     )
