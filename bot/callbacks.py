@@ -21,7 +21,8 @@
   cr:<game>:<version> / cd:...     before rolling, with the cube: roll / double
   ct:<game>:<version> / cp:...     a double offered: take / pass
   rm:<game>:<number>:<user>        resign the whole match (only the user who asked)
-  vc:<user>:<flags>                the new-game menu with the cube off ("-"), on ("c"), on with Jacoby ("cj")
+  vc:<user>:<flags>                the new-game menu with the cube off ("-"), on ("c"), on with Jacoby ("cj"),
+                                   and a clock: "l" live, "b" blitz after them ("l", "cb", "cjl")
 <variant> above is a game format (bot/game_format.py): short, long, short.5, short.5c, short.1cj, ...
 Anything else is garbage; decode() raises BadCallback and the user gets a short alert."""
 
@@ -48,7 +49,7 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
     "ry": re.compile(rf"^ry:(?P<game>{_ID}):(?P<number>\d{{1,9}}):(?P<user>\d{{1,20}})$"),
     "rn": re.compile(rf"^rn:(?P<game>{_ID}):(?P<number>\d{{1,9}}):(?P<user>\d{{1,20}})$"),
     "v": re.compile(rf"^v:(?P<user>\d{{1,20}}):(?P<variant>{_FORMAT})$"),
-    "vc": re.compile(r"^vc:(?P<user>\d{1,20}):(?P<choice>-|c|cj)$"),
+    "vc": re.compile(r"^vc:(?P<user>\d{1,20}):(?P<choice>-|c|cj|l|b|cl|cb|cjl|cjb)$"),
     "o": re.compile(rf"^o:(?P<user>\d{{1,20}}):(?P<variant>{_FORMAT}):(?P<who>[cf])$"),
     "l": re.compile(rf"^l:(?P<user>\d{{1,20}}):(?P<variant>{_FORMAT}):(?P<level>[a-z]{{1,16}})$"),
     "j": re.compile(rf"^j:(?P<lobby>{_ID})$"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.clock import clock_text, time_control
 from bot.game_format import GameFormat
 from bot.i18n import Texts
 from bot.table import Person, Table
@@ -32,7 +33,24 @@ def variant_name(t: Texts, variant: str) -> str:
         name += t.gettext(", with the doubling cube")
     if fmt.jacoby:
         name += t.gettext(" (Jacoby rule)")
+    if fmt.clock is not None:
+        name += ", " + clock_words(t, fmt.clock)
     return name
+
+
+def clock_words(t: Texts, clock: str) -> str:
+    """A time control in words: "live clock (2 min a point + 12 s a move)"."""
+    control = time_control(clock)
+    minutes = control.per_point / 60
+    reserve = (
+        t.gettext("{n} min", n=f"{minutes:g}")
+        if minutes >= 1
+        else t.gettext("{n} s", n=f"{control.per_point:g}")
+    )
+    words = {"live": t.gettext("live clock"), "blitz": t.gettext("blitz clock")}
+    return words[clock] + t.gettext(
+        " ({reserve} a point + {delay} s a move)", reserve=reserve, delay=f"{control.delay:g}"
+    )
 
 
 def rating_line(t: Texts, table: Table, who: tuple[str, str]) -> str | None:
@@ -89,6 +107,22 @@ def match_line(t: Texts, table: Table, who: tuple[str, str]) -> str | None:
             b=match.score[1],
         )
     return None
+
+
+def clock_line(t: Texts, table: Table, who: tuple[str, str]) -> str | None:
+    """A live game's clocks as of this board (the change it shows was saved at `moved_at`): each player's
+    reserve, the one whose time runs marked ▶ with the delay of their decision."""
+    clock = table.clock
+    if clock is None:
+        return None
+    now = table.moved_at if table.moved_at is not None else clock.since or 0.0
+    left = clock.left(now)
+    shown = [clock_text(seconds) for seconds in left]
+    if clock.running is not None and not table.over:
+        shown[clock.running] = t.gettext(
+            "▶ {time} (+{delay} s)", time=shown[clock.running], delay=round(clock.delay_left(now))
+        )
+    return t.gettext("⏱ {white} {w} · {black} {b}", white=who[0], w=shown[0], black=who[1], b=shown[1])
 
 
 def person_name(t: Texts, person: Person) -> str:
@@ -180,6 +214,12 @@ def _event_line(t: Texts, table: Table, who: tuple[str, str], event: dict[str, A
             name=who[int(event["s"])],
             other=who[1 - int(event["s"])],
         )
+    if kind == "time":
+        return t.gettext(
+            "⏱ {name} ran out of time; {other} wins.",
+            name=who[int(event["s"])],
+            other=who[1 - int(event["s"])],
+        )
     if kind == "gone":
         return t.gettext(
             "{name} could not be reached (blocked the bot or deleted the chat); the game was claimed by {other}.",
@@ -221,13 +261,15 @@ def caption(t: Texts, table: Table, viewer: Side | None) -> str:
     game = table.game
     who = names(t, table)
     match = table.match
-    fmt = str(GameFormat.of_match(game.game, match))
+    fmt = str(
+        GameFormat.of_match(game.game, match, None if table.clock is None else table.clock.control.name)
+    )
     number = len(match.games) + (0 if table.over else 1) if match.is_match else table.number
     lines = [
         t.gettext("{variant}, game {number}", variant=variant_name(t, fmt), number=number),
         t.gettext("⚪ {white} vs ⚫ {black}", white=who[0], black=who[1]),
     ]
-    for extra in (match_line(t, table, who), cube_line(t, table, who)):
+    for extra in (match_line(t, table, who), cube_line(t, table, who), clock_line(t, table, who)):
         if extra:
             lines.append(extra)
     lines.append("")

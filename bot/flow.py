@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import replace
 from typing import Any, Protocol
 
+from bot.clock import Clock, time_control
 from bot.computer import ComputerProcesses, CubeDecision, Decision, cube_in_thread, decide_in_thread
 from bot.game_format import GameFormat
 from bot.table import Person, Table, new_id
@@ -321,6 +322,9 @@ async def start_table(
         inline_id=inline_id,
         version=0,
         fair=new_fair_seeds(f"{game_id}/1", *seeds),
+        clock=None
+        if fmt.clock is None or white.is_computer or black.is_computer
+        else Clock.start(time_control(fmt.clock), fmt.length),
     )
     return await advance(table, dice, computer)
 
@@ -615,8 +619,55 @@ async def rematch(
         fair=new_fair_seeds(f"{table.id}/{number}", *seeds),
         proof=previous_game(table),
         proofs=(),  # a new match (or the next single game): the games before are the old match's
+        clock=None if table.clock is None else Clock.start(table.clock.control, match.length),  # afresh
     )
     return await advance(nxt, dice, computer)
+
+
+# ---------------------------------------------------------------------- clocks
+
+
+def decision_key(table: Table) -> str:
+    """Which decision a game waits for: a new one begins when a turn or a cube action is made, or the next
+    game of the series starts (moves within a turn, and Undo, are the same decision)."""
+    game = table.game
+    return f"{table.number}:{len(game.history)}:{len(game.cube_actions)}:{int(game.deciding)}"
+
+
+def tick(table: Table, now: float) -> Table:
+    """`table` as saved at `now`: its clock runs for the side whose decision the game waits for (a new
+    decision starts it afresh, charging the one that ended) and stops when the game is over."""
+    clock = table.clock
+    if clock is None:
+        return table
+    if table.over:
+        stopped = clock if clock.running is None else clock.switch(now, None, number=table.number)
+        return replace(table, clock=stopped)
+    key = decision_key(table)
+    if clock.running is not None and clock.key == key:
+        return table
+    ended_in = int(clock.key.split(":")[0]) if clock.key else table.number
+    return replace(table, clock=clock.switch(now, table.game.deciding, key, number=ended_in))
+
+
+def flagged(table: Table, now: float) -> Side | None:
+    """The side whose time ran out by `now` in a live game, if any."""
+    if table.clock is None or table.over:
+        return None
+    return table.clock.flagged(now)
+
+
+def time_out(table: Table, now: float) -> Table:
+    """The player whose time ran out loses: the whole match, or the single game as if they resigned it."""
+    side = flagged(table, now)
+    if side is None:
+        raise Refused("Nobody's time has run out.")
+    assert table.clock is not None
+    deadline = table.clock.deadline()
+    assert deadline is not None
+    ended = game_ended(replace(table, game=table.game.resign(side), moves=()), "time", side)
+    stopped = replace(ended, clock=table.clock.switch(deadline, None, number=table.number))
+    return stopped.bump(events=(_event("time", s=int(side)),))
 
 
 # ---------------------------------------------------------------------- abandoned games

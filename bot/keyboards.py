@@ -9,7 +9,7 @@ from urllib.parse import quote
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot import callbacks
-from bot.captions import level_name, variant_name
+from bot.captions import clock_words, level_name, variant_name
 from bot.game_format import GameFormat
 from bot.i18n import LANGUAGE_NAMES, Texts
 from bot.table import Table
@@ -265,13 +265,17 @@ def inline_menu_markup(t: Texts, table: Table, user_id: int) -> InlineKeyboardMa
 
 
 def variant_menu(t: Texts, user_id: int, flags: str = "") -> InlineKeyboardMarkup:
-    """/newgame's menu: each variant as a single game or a match to 3, 5 or 7 (one press picks both), and
-    the doubling cube for short nardy (on: `flags` "c"; with the Jacoby rule for single games: "cj")."""
+    """/newgame's menu: each variant as a single game or a match to 3, 5 or 7 (one press picks both), the
+    doubling cube for short nardy (on: `flags` "c"; with the Jacoby rule for single games: "cj") and a clock
+    for live play ("l" live, "b" blitz after those: bot/clock.py; a game against the computer has none)."""
     cube, jacoby = "c" in flags, "j" in flags
+    clock = "live" if "l" in flags else "blitz" if "b" in flags else None
+    cube_flags = "c" + ("j" if jacoby else "") if cube else ""
+    clock_flag = {None: "", "live": "l", "blitz": "b"}[clock]
     rows: list[list[InlineKeyboardButton]] = []
     for variant in ("short", "long"):
         with_cube = cube and variant == "short"
-        single = str(GameFormat(variant, 1, with_cube, with_cube and jacoby))
+        single = str(GameFormat(variant, 1, with_cube, with_cube and jacoby, clock))
         rows.append(
             [InlineKeyboardButton(variant_name(t, variant), callback_data=callbacks.variant(user_id, single))]
         )
@@ -279,7 +283,9 @@ def variant_menu(t: Texts, user_id: int, flags: str = "") -> InlineKeyboardMarku
             [
                 InlineKeyboardButton(
                     t.gettext("to {n}", n=n),
-                    callback_data=callbacks.variant(user_id, str(GameFormat(variant, n, with_cube))),
+                    callback_data=callbacks.variant(
+                        user_id, str(GameFormat(variant, n, with_cube, False, clock))
+                    ),
                 )
                 for n in (3, 5, 7)
             ]
@@ -290,7 +296,7 @@ def variant_menu(t: Texts, user_id: int, flags: str = "") -> InlineKeyboardMarku
                 t.gettext("🎲 Doubling cube (short nardy): on")
                 if cube
                 else t.gettext("🎲 Doubling cube (short nardy): off"),
-                callback_data=callbacks.variant_cube(user_id, "" if cube else "c"),
+                callback_data=callbacks.variant_cube(user_id, ("" if cube else "c") + clock_flag),
             )
         ]
     )
@@ -301,10 +307,15 @@ def variant_menu(t: Texts, user_id: int, flags: str = "") -> InlineKeyboardMarku
                     t.gettext("Jacoby rule (single games): on")
                     if jacoby
                     else t.gettext("Jacoby rule (single games): off"),
-                    callback_data=callbacks.variant_cube(user_id, "c" if jacoby else "cj"),
+                    callback_data=callbacks.variant_cube(user_id, ("c" if jacoby else "cj") + clock_flag),
                 )
             ]
         )
+    following = {None: "l", "live": "b", "blitz": ""}[clock]  # each press: the next time control
+    label = t.gettext("⏱ Clock: none") if clock is None else "⏱ " + clock_words(t, clock)
+    rows.append(
+        [InlineKeyboardButton(label, callback_data=callbacks.variant_cube(user_id, cube_flags + following))]
+    )
     return InlineKeyboardMarkup(rows)
 
 

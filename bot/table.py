@@ -9,6 +9,7 @@ import secrets
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from bot.clock import Clock
 from engine import Game, Match, Move, NardyError, Phase, Side, TurnStep
 from engine.fair_dice import FairSeeds
 
@@ -95,6 +96,7 @@ class Table:
     fair: FairSeeds | None = None  # the seeds this game's dice derive from (None: a game from before)
     proof: dict[str, Any] | None = None  # the previous game of the series, verifiable: see fair_proof
     proofs: tuple[dict[str, Any], ...] = ()  # the dice proofs (fair_proof) of this match's earlier games
+    clock: Clock | None = None  # a live game's clock (bot/clock.py); None: no time control
     messages: dict[str, int] = field(default_factory=dict, compare=False)  # target key -> message id
     shown: dict[str, int] = field(default_factory=dict, compare=False)  # target key -> version it shows
     rated: tuple[tuple[float, float] | None, tuple[float, float] | None] | None = field(
@@ -233,6 +235,7 @@ class Table:
             **({"fair": self.fair.to_json()} if self.fair is not None else {}),
             **({"proof": self.proof} if self.proof is not None else {}),
             **({"proofs": list(self.proofs)} if self.proofs else {}),
+            **({"clock": self.clock.to_json()} if self.clock is not None else {}),
         }
 
     @classmethod
@@ -262,6 +265,7 @@ class Table:
             fair=FairSeeds.from_json(d["fair"]) if d.get("fair") else None,
             proof=d.get("proof"),
             proofs=tuple(d.get("proofs", ())),
+            clock=Clock.from_json(d["clock"]) if d.get("clock") else None,
             messages=dict(messages or {}),
             shown=dict(shown or {}),
         )

@@ -22,6 +22,7 @@ from bot.handlers.claims import offer_claim
 from bot.handlers.common import (
     N_,
     Deps,
+    apply_flag,
     button,
     deps,
     game_seeds,
@@ -82,6 +83,7 @@ async def pressed_board(d: Deps, query: CallbackQuery, cb: Callback, t: Texts) -
     """The game under a press on its board's move buttons, Undo or Done: the board checked to be the current
     one (else it is healed or the press refused), and an idle opponent's claim offered where due."""
     table = await load_table(d.storage, cb.game)
+    await apply_flag(d, table)
     await check_board(d, table, query, cb.version)
     await offer_claim(d, table, query, t)
     return table
@@ -183,6 +185,8 @@ async def on_resign_answer(
     table = await load_table(d.storage, cb.game)
     if table.side_of(query.from_user.id) is None:
         raise Refused("You are not playing in this game.")
+    if cb.action != "rn":
+        await apply_flag(d, table)
     if cb.action == "rn":
         if message is not None:
             where = f"{message.chat.id}:{message.message_id}"

@@ -20,6 +20,7 @@ from bot.handlers.common import (
     N_,
     Deps,
     active_game,
+    apply_flag,
     button,
     command,
     deps,
@@ -89,6 +90,7 @@ async def on_claim(
     menu_owner(cb, query)
     d = deps(context)
     table = await load_table(d.storage, cb.game)
+    await apply_flag(d, table)
     gone = await unreachable_sides(d, table)
     new = d.stamped(flow.claim(table, query.from_user.id, cb.version, d.clock(), d.claim_after, gone))
     await d.storage.games.save(new)

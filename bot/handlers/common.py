@@ -16,7 +16,7 @@ from telegram import CallbackQuery, InlineKeyboardMarkup, MaybeInaccessibleMessa
 from telegram.error import BadRequest, NetworkError, TimedOut
 from telegram.ext import ContextTypes
 
-from bot import button_homes, callbacks, display
+from bot import button_homes, callbacks, display, flow
 from bot.boards import Boards
 from bot.callbacks import BadCallback, Callback
 from bot.computer import ComputerBusy, ComputerProcesses
@@ -97,8 +97,10 @@ class Deps:
         task.add_done_callback(self.background.discard)
 
     def stamped(self, table: Table) -> Table:
-        """`table` with the time of this change (the idle-claim clock starts again)."""
-        return replace(table, moved_at=self.clock())
+        """`table` with the time of this change (the idle-claim clock starts again; a live game's clock
+        runs for the side whose decision it waits for now: flow.tick)."""
+        now = self.clock()
+        return replace(flow.tick(table, now), moved_at=now)
 
     def say(
         self,
@@ -275,6 +277,27 @@ async def named_game(storage: Storage, name: str) -> tuple[Table, int]:
     if found is None or table is None:
         raise Refused(UNKNOWN_GAME, game=name[:40])
     return table, int(found[2]) if found[2] else table.number
+
+
+TIME_RAN_OUT = N_("⏱ {name}'s time ran out: {other} wins.")
+
+
+async def apply_flag(d: Deps, table: Table) -> None:
+    """A live game whose running side's time ran out by now is lost on time (saved, its boards redrawn)
+    before any press on it counts: Refused says so. Nothing happens while time is left."""
+    now = d.clock()
+    side = flow.flagged(table, now)
+    if side is None:
+        return
+    ended = replace(flow.time_out(table, now), moved_at=now)  # not stamped: the clock stopped at the flag
+    try:
+        await d.storage.save(ended)
+    except VersionConflict:  # another press or the sweeper applied it (or a move landed) first
+        pass
+    else:
+        d.boards.show(ended, previous=table)
+    who = (table.players[side].name, table.players[side.other].name)
+    raise Refused(TIME_RAN_OUT, name=who[0], other=who[1])
 
 
 async def load_table(storage: Storage, game_id: str) -> Table:

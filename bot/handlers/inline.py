@@ -72,12 +72,13 @@ def private_chat_button(t: Texts) -> InlineQueryResultsButton:
 
 def formats_of(query: str) -> tuple[str, str]:
     """The challenge cards' formats (bot/game_format.py) for the words of `@bot [@username] [3|5|7]
-    [cube]`: short and long nardy as single games, or matches to 3, 5 or 7; `cube` adds the doubling cube
-    to short nardy."""
+    [cube] [live|blitz]`: short and long nardy as single games, or matches to 3, 5 or 7; `cube` adds the
+    doubling cube to short nardy; `live` or `blitz` a clock (bot/clock.py)."""
     words = {w.lower() for w in query.split()}
     length = next((int(w) for w in ("3", "5", "7") if w in words), 1)
     cube = bool(words & {"cube", "куб"})
-    return str(GameFormat("short", length, cube)), str(GameFormat("long", length))
+    clock = "blitz" if words & {"blitz", "блиц"} else "live" if words & {"live", "clock", "часы"} else None
+    return str(GameFormat("short", length, cube, clock=clock)), str(GameFormat("long", length, clock=clock))
 
 
 async def challenge_picture(d: Deps, variant: str, t: Texts) -> str:

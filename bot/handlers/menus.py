@@ -16,6 +16,7 @@ from bot import button_homes, flow
 from bot.callbacks import BadCallback, Callback
 from bot.captions import level_name, variant_name
 from bot.flow import Refused
+from bot.game_format import GameFormat
 from bot.handlers.common import (
     GAME_ON,
     active_game,
@@ -172,12 +173,13 @@ async def on_opponent(
     menu_owner(cb, query)
     message = message_of(query)
     d = deps(context)
-    if cb.who == "c":
+    if cb.who == "c":  # the computer plays without a clock
+        untimed = str(GameFormat.parse(cb.variant).untimed())
         d.edit_text(
             message.chat.id,
             message.message_id,
-            t.gettext("{variant} against the computer. Which level?", variant=variant_name(t, cb.variant)),
-            level_menu(t, cb.user, cb.variant),
+            t.gettext("{variant} against the computer. Which level?", variant=variant_name(t, untimed)),
+            level_menu(t, cb.user, untimed),
         )
         return None
     if await active_game(d.storage, message.chat.id) is not None:
