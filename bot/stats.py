@@ -31,7 +31,7 @@ from bot import ratings
 VARIANTS = ("short", "long")
 MODES = ("group", "friend", "computer", "inline", "match")
 KINDS = ("oin", "mars", "koks", "home_mars")
-HOWS = ("played", "resigned", "dropped", "claimed")
+HOWS = ("played", "resigned", "dropped", "claimed", "time")
 LEVELS = ("beginner", "intermediate", "expert")
 
 MIN_RATED_MATCHES = 5  # rated matches before a player enters the global leaderboard
@@ -83,7 +83,7 @@ class FinishedGame:
     winner: int  # 0 white, 1 black
     points: int  # points the winner scored in this game (cube value included)
     kind: str  # "oin" | "mars" | "koks" | "home_mars"
-    how: str  # "played" | "resigned" | "dropped" (a doubling cube passed) | "claimed"
+    how: str  # "played" | "resigned" | "dropped" (a doubling cube passed) | "claimed" | "time" (lost on time)
     match_length: int  # 1: a single game; 3, 5 or 7: a match to that many points
     match_over: bool  # this game ended its match (always True when match_length == 1)
     match_winner: int | None  # 0/1 when match_over

@@ -291,7 +291,7 @@ async def apply_flag(d: Deps, table: Table) -> None:
         return
     ended = replace(flow.time_out(table, now), moved_at=now)  # not stamped: the clock stopped at the flag
     try:
-        await d.storage.save(ended)
+        await d.storage.games.save(ended)
     except VersionConflict:  # another press or the sweeper applied it (or a move landed) first
         pass
     else:
