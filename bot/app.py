@@ -31,6 +31,7 @@ from bot.handlers import (
     analysis,
     board,
     claims,
+    clocks,
     commands,
     fairness,
     forget,
@@ -60,6 +61,7 @@ REQUESTS = "nardy.requests"
 STOP_GRACE = 1.0  # seconds the bot's own work gets to end when it stops (on_stop)
 REMINDERS = "nardy.reminders"
 SWEEPER = "nardy.sweeper"  # ends quick-match searches that waited too long (bot/handlers/quickmatch.py)
+CLOCKS = "nardy.clocks"  # live games' flags and warnings (bot/handlers/clocks.py)
 # The updates the bot handles: no edited messages (an edited "/resign" must not resign again), no
 # channel posts, polls or member changes.
 ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.INLINE_QUERY, Update.CHOSEN_INLINE_RESULT]
@@ -181,6 +183,7 @@ async def on_start(app: Application) -> None:
     services(app).boards.start()
     app.bot_data[REMINDERS].start()
     app.bot_data[SWEEPER].start()
+    app.bot_data[CLOCKS].start()
 
 
 async def on_stop(app: Application) -> None:
@@ -196,6 +199,7 @@ async def on_stop(app: Application) -> None:
 
     await app.bot_data[REMINDERS].stop(left())  # first: a reminder it takes still goes out through the outbox
     await app.bot_data[SWEEPER].stop(left())  # likewise a search it ends
+    await app.bot_data[CLOCKS].stop(left())  # likewise a flag or a warning
     await d.boards.stop(left() / 3)  # its three waits (the healer, the jobs, the jobs cancelled)
     await d.outbox.close(left() / 2)  # its two waits (the sends, the sends cancelled)
 
@@ -222,6 +226,7 @@ def build_application(
     poll_timeout: float = 10.0,
     claim_after: float | None = None,
     clock: Callable[[], float] | None = None,
+    clocks_every: float | None = None,
     drop_repeats: bool = False,
     limits: Limits | None = Limits(),  # noqa: B008 - a frozen value
     heal_every: float | None = None,
@@ -308,6 +313,7 @@ def build_application(
     boards.unreachable = lambda table, target: claims.player_unreachable(d, table, target)
     boards.settings = d.settings  # private boards are drawn in their player's language and colours
     app.bot_data[SWEEPER] = quickmatch.Sweeper(d)
+    app.bot_data[CLOCKS] = clocks.Clocks(d) if clocks_every is None else clocks.Clocks(d, clocks_every)
 
     if drop_repeats:
         app.add_handler(TypeHandler(Update, gate.drop_repeated_update), group=-2)

@@ -10,6 +10,7 @@ from telegram.error import BadRequest, TelegramError
 from telegram.ext import ContextTypes
 
 from bot import button_homes
+from bot.captions import clock_words
 from bot.flow import Refused
 from bot.handlers.common import GAME_ON, N_, Deps, active_game, command, deps, person, user_texts
 from bot.handlers.inline import START_PARAMETER
@@ -43,6 +44,14 @@ MATCH_RULES = N_(
     "the cube's value. A game's points are multiplied by the cube. In a match there is no doubling in "
     "the Crawford game (the one after a player first needs just one point) and no double past what the "
     "match needs. Long nardy is played without the cube."
+)
+CLOCK_RULES = N_(
+    "Clocks for live play (/newgame's ⏱ button: {live}; {blitz}): each player has a reserve of time for the "
+    "whole game or match, and a delay for each move that is used first: a move made within the delay costs "
+    "nothing. Your clock runs from the moment your dice are shown (or a double is offered to you) to your "
+    "last press of the move. When the delay and the reserve are used up you lose: the whole match, or the "
+    "single game as if you had resigned it. You get one private warning 20 seconds before. Games against "
+    "the computer have no clock; without a clock, an idle player's opponent may claim the game after a day."
 )
 
 
@@ -125,7 +134,11 @@ async def rules_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
     """/rules: both games in brief."""
     assert update.effective_chat is not None
     t = user_texts(update)
-    deps(context).say(update.effective_chat.id, t.gettext(RULES_TEXT) + "\n\n" + t.gettext(MATCH_RULES))
+    clocks = t.gettext(CLOCK_RULES, live=clock_words(t, "live"), blitz=clock_words(t, "blitz"))
+    deps(context).say(
+        update.effective_chat.id,
+        t.gettext(RULES_TEXT) + "\n\n" + t.gettext(MATCH_RULES) + "\n\n" + clocks,
+    )
 
 
 @command

@@ -18,10 +18,12 @@ from dataclasses import replace
 import redis.asyncio as aioredis
 
 from bot import button_homes
+from bot.clock import WARN_AT
 from bot.storage import scripts
 from bot.storage.client import ChatBusy, Gone, VersionConflict, compact_json, redis_errors
 from bot.storage.keys import (
     ACTIVE_TTL,
+    CLOCKS_KEY,
     FINISHED_TTL,
     REMIND_KEY,
     SHOWN_FIELD,
@@ -40,6 +42,18 @@ from bot.table import Table
 PARSED_RECORDS = 2048  # games whose last record this process read or wrote is kept parsed...
 PARSED_SECONDS = 600.0  # ...for at most this long after it was read or written (checked at each one)
 SHOW_LEASE = 30.0  # seconds the worker that saved a change has to show it before any worker's healer may
+
+
+def _clock_times(table: Table) -> list[str]:
+    """When a live game's running clock falls, and when its player is warned, as the save script takes them
+    ("" for none: no clock runs, or too little time is left to warn before the flag)."""
+    clock = table.clock
+    due = None if clock is None or table.over else clock.deadline()
+    if due is None or clock is None:
+        return ["", ""]
+    warn = due - WARN_AT
+    since = clock.since if clock.since is not None else due
+    return [repr(round(due, 3)), repr(round(warn, 3)) if warn > since else ""]
 
 
 def _ttl(table: Table) -> int:
@@ -139,6 +153,7 @@ class GameStore:
             *sets,
             *(key for key, _, _ in consumes),
             REMIND_KEY,
+            CLOCKS_KEY,
         ]
         raw = compact_json(table.to_json())
         args: list[str | int | float] = [
@@ -162,6 +177,7 @@ class GameStore:
             compact_json(ended) if ended else ""
         )  # each game's JSON passed on as it is (cjson rounds numbers)
         args.append(repr(now))
+        args += _clock_times(table)
         async with redis_errors(f"save game {table.id} v{table.version}"):
             saved, stored, reason, detail = await self._save_script(keys=keys, args=args)
         if not saved:

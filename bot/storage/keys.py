@@ -126,6 +126,15 @@ def drawing_key(game_id: str) -> str:
 
 UNSHOWN_KEY = "nardy:unshown"
 REMIND_KEY = "nardy:remind"
+CLOCKS_KEY = (
+    "nardy:clocks"  # live games' clocks: "<id>" scored by when its flag falls, "<id>/warn" by the warning
+)
+WARN_SUFFIX = "/warn"
+
+
+def live_channel(game_id: str) -> str:
+    """The pub/sub channel every save of the game publishes its new version on (the board pages listen)."""
+    return f"nardy:live:{game_id}"
 
 
 def reminded_key(game_id: str) -> str:

@@ -14,7 +14,7 @@ import redis.asyncio as aioredis
 from bot.storage import scripts
 from bot.storage.client import redis_errors
 from bot.storage.games import SHOW_LEASE
-from bot.storage.keys import ACTIVE_TTL, REMIND_KEY, UNSHOWN_KEY, game_key, reminded_key
+from bot.storage.keys import ACTIVE_TTL, CLOCKS_KEY, REMIND_KEY, UNSHOWN_KEY, game_key, reminded_key
 from bot.table import Table
 
 
@@ -26,6 +26,7 @@ class ScheduleStore:
         self._clock = clock  # unix time: the due times
         self._claim_unshown_script = scripts.register(client, "claim_unshown")
         self._claim_reminder_script = scripts.register(client, "claim_reminder")
+        self._claim_clock_script = scripts.register(client, "claim_clock")
 
     def now(self) -> float:
         """The clock the due times of unshown boards are read with (unix seconds)."""
@@ -92,3 +93,18 @@ class ScheduleStore:
         """Give up a game's turn reminder (its record cannot be read)."""
         async with redis_errors(f"drop reminder {game_id}"):
             await self._r.zrem(REMIND_KEY, game_id)
+
+    # ------------------------------------------------------------------ live games' clocks
+
+    async def due_clocks(self, now: float, limit: int = 100) -> list[str]:
+        """The clock entries due by `now` (the bot's clock): "<id>" (a flag falls), "<id>/warn" (a warning)."""
+        async with redis_errors("due clocks"):
+            found = await self._r.zrangebyscore(CLOCKS_KEY, "-inf", now, start=0, num=limit)
+        return [str(member) for member in found]
+
+    async def claim_clock(self, entry: str, now: float, lease: float) -> bool:
+        """Take a due clock entry (one worker of many): with a `lease` it is due again then, should this
+        worker fail before the game is saved; with 0 it leaves (a warning is given once)."""
+        async with redis_errors(f"claim clock {entry}"):
+            claimed = await self._claim_clock_script(keys=[CLOCKS_KEY], args=[entry, repr(now), lease])
+        return bool(claimed)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from telegram import Update
@@ -61,6 +62,8 @@ class BotRunner:
         media_chat: int | None = None,
         computer_processes: int = 0,
         computer_timeout: float = 30.0,
+        clock: Callable[[], float] | None = None,
+        clocks_every: float | None = None,
     ) -> None:
         self.api_url = api_url
         self.webhook_port = webhook_port
@@ -80,6 +83,10 @@ class BotRunner:
         self.media_chat = media_chat
         self.computer_processes = computer_processes  # > 0: the computer decides in worker processes
         self.computer_timeout = computer_timeout
+        self.clock = clock  # the bot's clock (claims, live games' clocks); None: time.time
+        self.clocks_every = (
+            clocks_every  # seconds between looks for live games' due flags (None: the default)
+        )
         self.computers: ComputerProcesses | None = None  # those workers, while the bot runs
         self.app: Application | None = None
         self.errors = ErrorLog()
@@ -137,6 +144,8 @@ class BotRunner:
             remind_after=self.remind_after,
             reminders_per_game=self.reminders_per_game,
             media_chat=self.media_chat,
+            clock=self.clock,
+            clocks_every=self.clocks_every,
         )
         app.add_handler(TypeHandler(Update, self._count), group=-3)
         self.app = app

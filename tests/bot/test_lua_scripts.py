@@ -139,6 +139,7 @@ def test_the_key_names_built_in_lua_are_those_of_keys_py() -> None:
         keys.chat_board_key(-5, "short"),
         keys.global_board_key("short"),
         keys.marker_key("g/1"),
+        keys.live_channel("g"),
     ]
     built = {
         literal
@@ -152,6 +153,7 @@ def test_the_key_names_built_in_lua_are_those_of_keys_py() -> None:
         "nardy:top:",
         "nardy:top:chat:",
         "nardy:recorded:",
+        "nardy:live:",
     }
     for prefix in built:
         assert any(key.startswith(prefix) for key in python), prefix
@@ -204,6 +206,7 @@ async def test_every_script_is_loaded_again_after_a_script_flush_in_the_middle_o
         assert await storage.games.mark_unreachable(game.id, "g", 1.0)
         assert not await storage.schedules.claim_unshown(game.id)
         assert await storage.schedules.claim_reminder(game.id, None, 1) == 0
+        assert not await storage.schedules.claim_clock(game.id, 1.0, 0)
 
         await storage.rooms.open_lobby(Lobby("l1", -6, "short", CAROL))
         await storage.rooms.put_invite(Invite("tok", "short", CAROL))

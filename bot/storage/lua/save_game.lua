@@ -5,7 +5,7 @@
 --   then ARGV[5] chat pointers (nardy:chat:<chat>:game), then ARGV[7] games sets (nardy:user:<id>:games),
 --   then the keys this change consumes (a lobby, an invitation, a challenge, a quick-match search: each must
 --   still hold the JSON whose field ARGV[11 + 2i] is ARGV[12 + 2i], and is deleted), and last the turn
---   reminders set (nardy:remind).
+--   reminders set (nardy:remind), then the live games' clocks (nardy:clocks).
 -- ARGV: [1] the expected stored version ("" = the game must not exist), [2] the new JSON, [3] its TTL,
 --   [4] the game id, [5] the number of chat pointers, [6] the games sets' TTL, [7] the number of games sets,
 --   [8] when its boards are due to be shown by then (unix seconds; the unshown set's score), [9] "1" if the
@@ -14,7 +14,10 @@
 --   a turn reminder (unix seconds; "": none, the game leaves the reminders set), [12 + 2n] the games this
 --   change ended (a JSON list of bot/stats.py FinishedGame objects, "" for none: each recorded in its
 --   players' statistics and ratings by record_result.lua's nardy_record, in this same atomic step) and
---   [13 + 2n] the time now.
+--   [13 + 2n] the time now, [14 + 2n] when the running clock's flag falls (unix seconds, the bot's clock;
+--   "": no clock runs, the game leaves the clocks set) and [15 + 2n] when its player is warned that time
+--   runs out ("": no warning due).
+-- Every write publishes the new version on the game's channel (nardy:live:<id>), for the board pages.
 -- A chat has one live game: a pointer to another live game refuses a live table ("busy"); a finished
 -- table never moves a pointer away from another game.
 -- Returns {1, stored version, "", ""} when written; {0, stored version, reason, detail} (nothing written)
@@ -31,7 +34,7 @@ if stored ~= ARGV[1] then return {0, stored, 'version', ''} end
 local chats, sets = tonumber(ARGV[5]), tonumber(ARGV[7])
 local live = ARGV[9] == '1'
 local first_chat, first_set, first_consumed = 4, 4 + chats, 4 + chats + sets
-local last_consumed = #KEYS - 1  -- KEYS[#KEYS]: the turn reminders set
+local last_consumed = #KEYS - 2  -- KEYS[#KEYS - 1]: the turn reminders set, KEYS[#KEYS]: the clocks
 local remind_at = ARGV[11 + 2 * (last_consumed - first_consumed + 1)]
 for i = first_consumed, last_consumed do
   local held = redis.call('GET', KEYS[i])
@@ -66,14 +69,28 @@ for i = first_consumed, last_consumed do redis.call('DEL', KEYS[i]) end
 redis.call('ZADD', KEYS[3], ARGV[8], ARGV[4])
 redis.call('EXPIRE', KEYS[3], ARGV[6])  -- an index of live games: gone only if no game changes for 30 days
 if remind_at and remind_at ~= '' then
-  redis.call('ZADD', KEYS[#KEYS], remind_at, ARGV[4])
+  redis.call('ZADD', KEYS[#KEYS - 1], remind_at, ARGV[4])
+  redis.call('EXPIRE', KEYS[#KEYS - 1], ARGV[6])  -- likewise
+else
+  redis.call('ZREM', KEYS[#KEYS - 1], ARGV[4])
+end
+local consumed = 2 * (last_consumed - first_consumed + 1)
+local flag_at, warn_at = ARGV[14 + consumed], ARGV[15 + consumed]
+if flag_at and flag_at ~= '' then
+  redis.call('ZADD', KEYS[#KEYS], flag_at, ARGV[4])
   redis.call('EXPIRE', KEYS[#KEYS], ARGV[6])  -- likewise
 else
   redis.call('ZREM', KEYS[#KEYS], ARGV[4])
 end
-local ended = ARGV[12 + 2 * (last_consumed - first_consumed + 1)]
+if warn_at and warn_at ~= '' then
+  redis.call('ZADD', KEYS[#KEYS], warn_at, ARGV[4] .. '/warn')
+else
+  redis.call('ZREM', KEYS[#KEYS], ARGV[4] .. '/warn')
+end
+local ended = ARGV[12 + consumed]
 if ended and ended ~= '' then
-  local now = ARGV[13 + 2 * (last_consumed - first_consumed + 1)]
+  local now = ARGV[13 + consumed]
   for _, finished in ipairs(cjson.decode(ended)) do nardy_record(finished, now) end
 end
+redis.call('PUBLISH', 'nardy:live:' .. ARGV[4], cjson.decode(ARGV[2])['version'])
 return {1, stored, '', ''}
