@@ -57,7 +57,7 @@ def main() -> int:
     os.environ["NARDY_CLAIM_AFTER"] = str(args.claim_after)
 
     from bot.embedded_redis import EmbeddedRedis
-    from bot.flow import ScriptedDice, engine_computer
+    from bot.model.flow import ScriptedDice, engine_computer
     from testkit.fake_telegram.runner import BotRunner
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")

@@ -73,7 +73,7 @@ class Holds:
 
 def measured_limiter(holds: Holds) -> Any:
     """The bot's ChatRateLimiter (production defaults), timing how long it holds each call to a group."""
-    from bot.rate_limit import ChatRateLimiter
+    from bot.telegram.rate_limit import ChatRateLimiter
 
     class Measured(ChatRateLimiter):
         async def process_request(
@@ -119,9 +119,9 @@ class Bot:
     async def _main(self) -> None:
         from telegram import Update
 
-        from bot.app import build_application
-        from bot.flow import ScriptedDice, engine_computer
+        from bot.model.flow import ScriptedDice, engine_computer
         from bot.storage import Storage
+        from bot.telegram.app import build_application
 
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()

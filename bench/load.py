@@ -63,12 +63,12 @@ def serve_bot(
     computer_processes: int,
 ) -> None:
     """The child process: the real Application polling the fake, no rate limit, until SIGTERM."""
-    from bot.app import ALLOWED_UPDATES, build_application, new_event_loop, settle_heap
-    from bot.computer import ComputerProcesses
-    from bot.flow import engine_computer
-    from bot.pictures import RenderProcesses, use_render_processes
-    from bot.rate_limit import ChatRateLimiter
+    from bot.model.flow import engine_computer
     from bot.storage import Storage
+    from bot.telegram.app import ALLOWED_UPDATES, build_application, new_event_loop, settle_heap
+    from bot.telegram.rate_limit import ChatRateLimiter
+    from bot.workers.computer import ComputerProcesses
+    from bot.workers.pictures import RenderProcesses, use_render_processes
 
     async def main() -> None:
         processes = RenderProcesses(render_processes) if render_processes else None
@@ -127,7 +127,7 @@ async def random_press(table: Any, rng: random.Random, dice: Any, computer: Any)
     """A random legal press by the player on turn, in-process: a single move, or Done (taken 30 % of the
     time once the turn can end, and whenever no move is left). Returns the new table and whether it was
     Done."""
-    from bot import flow
+    from bot.model import flow
 
     step, user = table.step(), table.players[table.game.turn].user_id
     if step.next_moves and not (step.can_finish and rng.random() < 0.3):
@@ -140,7 +140,7 @@ async def random_press(table: Any, rng: random.Random, dice: Any, computer: Any)
 async def in_process(name: str, seed: int) -> AsyncIterator[tuple[str, Any, Any, Any, random.Random]]:
     """For the in-process modes: an embedded Redis in a temporary directory and a Storage on it, with
     seeded dice, computer and random presses: (Redis URL, storage, dice, computer, rng)."""
-    from bot import flow
+    from bot.model import flow
     from bot.storage import Storage
 
     with tempfile.TemporaryDirectory(prefix=f"nardy-{name}-") as tmp:
@@ -164,8 +164,10 @@ def breakdown(presses: int, seed: int) -> int:
     """`--breakdown`: one short game pressed through in-process (no Telegram), timing each step of a
     press: load from Redis, the flow, the compare-and-set save, caption/keyboard/view, the check
     against the previous board (same picture?), the picture. Median milliseconds per press."""
-    from bot import display, flow, pictures
-    from bot.table import Person
+    from bot.model import flow
+    from bot.model.table import Person
+    from bot.telegram import display
+    from bot.workers import pictures
 
     async def run() -> dict[str, float]:
         times: dict[str, list[float]] = {k: [] for k in ("load", "flow", "save", "parts", "prev", "image")}
@@ -209,9 +211,9 @@ def memory(games: int, seed: int) -> int:
     keys of a game. Bytes, median over the games."""
     import redis
 
-    from bot import flow
+    from bot.model import flow
+    from bot.model.table import Person
     from bot.storage.keys import chat_key, game_key, messages_key, user_games_key
-    from bot.table import Person
 
     async def run() -> dict[str, float]:
         sizes: dict[str, list[int]] = {

@@ -51,9 +51,9 @@ class Bot:
     async def _main(self) -> None:
         from telegram import Update
 
-        from bot.app import build_application
-        from bot.flow import ScriptedDice, engine_computer
+        from bot.model.flow import ScriptedDice, engine_computer
         from bot.storage import Storage
+        from bot.telegram.app import build_application
 
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bot.embedded_redis import EmbeddedRedis
-from bot.flow import ScriptedDice, engine_computer
+from bot.model.flow import ScriptedDice, engine_computer
 from testkit.fake_telegram import race
 from testkit.fake_telegram.play import start_group_game
 from testkit.fake_telegram.runner import BotRunner

@@ -12,14 +12,14 @@ import urllib.parse
 from telegram.error import InvalidToken, NetworkError
 from telegram.ext import Updater
 
-from bot.app import ALLOWED_UPDATES, build_application, close_requests, new_event_loop, settle_heap
-from bot.computer import ComputerProcesses
 from bot.config import Config, ConfigError, setup_logging
 from bot.embedded_redis import EmbeddedRedis, EmbeddedRedisError
-from bot.flow import engine_computer
-from bot.pictures import RenderProcesses, use_render_processes
-from bot.serve import serve
+from bot.model.flow import engine_computer
 from bot.storage import Storage
+from bot.telegram.app import ALLOWED_UPDATES, build_application, close_requests, new_event_loop, settle_heap
+from bot.telegram.serve import serve
+from bot.workers.computer import ComputerProcesses
+from bot.workers.pictures import RenderProcesses, use_render_processes
 
 log = logging.getLogger("bot")
 
@@ -88,7 +88,7 @@ def main() -> int:
             )
         else:
             start = functools.partial(Updater.start_polling, allowed_updates=ALLOWED_UPDATES)
-        # until SIGTERM, then stopped within bot/serve.py's deadline; post_shutdown closes the storage
+        # until SIGTERM, then stopped within bot/telegram/serve.py's deadline; post_shutdown closes the storage
         loop.run_until_complete(serve(app, start))
     except (InvalidToken, NetworkError) as err:  # the log filter masks the token in the message
         log.error("cannot start the bot: %s: %s", type(err).__name__, err)

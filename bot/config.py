@@ -225,7 +225,7 @@ MAX_REDIS_TIMEOUT = 10.0
 def redis_timeout_from_env(environ: Mapping[str, str] | None = None) -> float:
     """NARDY_REDIS_TIMEOUT: seconds any one wait on Redis may take (a connection, a free connection of the
     pool, a command's answer) before Redis counts as not answering; 0.05 to 10. Whatever it is, an update
-    is answered within about 3 s (bot/handlers/common.py): a press then says "try again in a moment"."""
+    is answered within about 3 s (bot/telegram/handlers/common.py): a press then says "try again in a moment"."""
     env = os.environ if environ is None else environ
     raw = env.get("NARDY_REDIS_TIMEOUT", "").strip()
     if not raw:

@@ -166,7 +166,7 @@ class StubTable:
         return self.game.turn_step(self.moves)
 
     def view(self, viewer: Side) -> BoardView:
-        """As bot/board_view.py draws a table: the turn in progress shown."""
+        """As bot/views/board_view.py draws a table: the turn in progress shown."""
         game = self.game
         rules = game.rules
         dice: tuple[int, ...] = ()

@@ -35,10 +35,10 @@ from typing import Any
 
 import redis
 
-from bot import callbacks
-from bot.callbacks import BadCallback
-from bot.handlers.common import WENT_WRONG
 from bot.i18n import texts
+from bot.telegram import callbacks
+from bot.telegram.callbacks import BadCallback
+from bot.telegram.handlers.common import WENT_WRONG
 from testkit.fake_telegram.play import (
     MOVER,
     start_computer_game,
@@ -54,7 +54,7 @@ from testkit.fake_telegram.users import SimUser
 LISTEN_BACKLOG = 128
 GAME_KEY = re.compile(r"^nardy:game:[^:]+$")
 BOOKKEEPING = ("nardy:once:", "nardy:limit:", "nardy:unshown", "nardy:update:", "nardy:drawing:")
-# which message each button lives on (bot/button_homes.py): written when a message is sent, not by a press
+# which message each button lives on (bot/telegram/button_homes.py): written when a message is sent, not by a press
 HOMES = ("nardy:home:",)
 IMPOLITE = {texts("en").gettext(WENT_WRONG), texts("ru").gettext(WENT_WRONG)}
 ACTIONS: tuple[str, ...] = ("m", "mm", "u", "d", "r", "ry", "rn", "v", "o", "l", "j", "x", "xi", "c", "fy")

@@ -12,7 +12,7 @@ import pytest
 import redis
 
 from bot.embedded_redis import EmbeddedRedis, RedisProcess, process_start_time, redis_server_processes
-from bot.flow import ScriptedDice, engine_computer
+from bot.model.flow import ScriptedDice, engine_computer
 from testkit.fake_telegram.runner import BotRunner
 from testkit.fake_telegram.server import FakeTelegram
 

@@ -21,7 +21,7 @@ from redis.exceptions import OutOfMemoryError, ReadOnlyError, RedisError, WatchE
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from bot.config import DEFAULT_REDIS_TIMEOUT
-from bot.table import Lobby
+from bot.model.table import Lobby
 
 MAX_CONNECTIONS = 50  # per process; Redis runs the commands one at a time anyway
 DEFAULT_TIMEOUT = DEFAULT_REDIS_TIMEOUT  # seconds any wait on Redis may take (connect)

@@ -17,8 +17,8 @@ from dataclasses import replace
 
 import redis.asyncio as aioredis
 
-from bot import button_homes
-from bot.clock import WARN_AT
+from bot.model.clock import WARN_AT
+from bot.model.table import Table
 from bot.storage import scripts
 from bot.storage.client import ChatBusy, Gone, VersionConflict, compact_json, redis_errors
 from bot.storage.keys import (
@@ -37,7 +37,6 @@ from bot.storage.keys import (
     reminded_key,
     user_games_key,
 )
-from bot.table import Table
 
 PARSED_RECORDS = 2048  # games whose last record this process read or wrote is kept parsed...
 PARSED_SECONDS = 600.0  # ...for at most this long after it was read or written (checked at each one)
@@ -83,7 +82,7 @@ class GameStore:
         self._r = client
         self._clock = clock  # unix time, for the unshown boards' and the reminders' due times
         # seconds after a change that the person on turn against another person is due a turn reminder
-        # (0: none); set by bot.app.build_application
+        # (0: none); set by bot.telegram.app.build_application
         self.remind_after = 0.0
         self._save_script = scripts.register(client, "save_game")
         self._shown_script = scripts.register(client, "boards_shown")
@@ -273,11 +272,11 @@ class GameStore:
     # ------------------------------------------------------------------ board messages
 
     async def new_message(
-        self, game_id: str, board: str, replaces: int | None, message_id: int, chat_id: int
+        self, game_id: str, board: str, replaces: int | None, message_id: int, chat_id: int, home: str
     ) -> bool:
         """Make `message_id` (in `chat_id`) the board message of `board` if that board still has the
-        message it `replaces` (None: no message), and write its home down (bot/button_homes.py); False if
-        another worker set a different one first."""
+        message it `replaces` (None: no message), and write its `home` down (what its buttons belong to:
+        bot/telegram/button_homes.py); False if another worker set a different one first."""
         async with redis_errors(f"game {game_id} message {board}"):
             done = await self._new_message_script(
                 keys=[messages_key(game_id), game_key(game_id), home_key(f"{chat_id}:{message_id}")],
@@ -285,7 +284,7 @@ class GameStore:
                     board,
                     "" if replaces is None else str(replaces),
                     str(message_id),
-                    button_homes.board(game_id),
+                    home,
                     str(FINISHED_TTL),
                 ],
             )

@@ -32,7 +32,7 @@ Limits (bot/storage/limits.py):
   nardy:once:<what>           "1": something done at most once in a while (a re-pointed board, a claim offer)
   nardy:update:<update_id>    "1": a webhook update some worker took (repeated deliveries are dropped; 1 hour)
 Users (bot/storage/users.py):
-  nardy:user:<user_id>:settings  hash: the user's /settings ("lang", "confirm", "theme", "top"; bot/settings.py),
+  nardy:user:<user_id>:settings  hash: the user's /settings ("lang", "confirm", "theme", "top"; bot/service/settings.py),
                               365 days after the last read or change
   nardy:user:<user_id>:dice   the bot's secret part for the dice of the user's next game (64 hex digits; its
                               SHA-256 is shown by /seed before that game; taken and replaced when a game of
@@ -40,7 +40,7 @@ Users (bot/storage/users.py):
   nardy:user:<user_id>:dice:computer  likewise the computer's part for the user's next game against it (its
                               SHA-256 shown by /seed too, so the computer's part is bound before the user's seed)
   nardy:home:<chat>:<message>, nardy:home:i:<inline message>  the home of a message with buttons
-                              (bot/button_homes.py): what its presses may name
+                              (bot/telegram/button_homes.py): what its presses may name
   nardy:user:<user_id>:homes  set: the home keys that name the user (their menus and questions), for /forget
   nardy:media:<name>          a file_id Telegram gave a file the bot sent: a picture in the media chat (the
                               challenge cards' boards), a game's replay ("replay:<id>:<n>:<language>"); 30 days
@@ -77,7 +77,7 @@ node, not a Redis Cluster. The Lua spells out those names; the tests check that 
 
 from __future__ import annotations
 
-from bot.game_format import ALL_FORMATS
+from bot.model.game_format import ALL_FORMATS
 
 DAY = 24 * 3600
 ACTIVE_TTL = 30 * DAY
@@ -93,7 +93,7 @@ USER_TTL = 365 * DAY  # a player's statistics, rating, history: after their last
 CHAT_TTL = 365 * DAY  # a chat's leaderboard: after the last game recorded there
 MARKER_TTL = 30 * DAY  # a recorded game's marker (a retry after that would count it again)
 
-SEEK_FORMATS = ALL_FORMATS  # one quick-match queue per game format (bot/game_format.py)
+SEEK_FORMATS = ALL_FORMATS  # one quick-match queue per game format (bot/model/game_format.py)
 
 # ---------------------------------------------------------------------- games and their boards
 
@@ -213,14 +213,17 @@ def dice_secret_key(user_id: int, computer: bool = False) -> str:
     return f"nardy:user:{user_id}:dice" + (":computer" if computer else "")
 
 
+HOME_TTL = 2 * 24 * 3600  # seconds a menu's, a lobby's or an invitation's message is written down
+
+
 def home_key(where: str) -> str:
-    """The home of a message with buttons (bot/button_homes.py): `where` is "<chat>:<message>" or
+    """The home of a message with buttons (bot/telegram/button_homes.py): `where` is "<chat>:<message>" or
     "i:<inline message id>"."""
     return f"nardy:home:{where}"
 
 
 def user_homes_key(user_id: int) -> str:
-    """The homes of messages (bot/button_homes.py) that name the user: their menus and questions."""
+    """The homes of messages (bot/telegram/button_homes.py) that name the user: their menus and questions."""
     return f"nardy:user:{user_id}:homes"
 
 

@@ -1,5 +1,5 @@
 """Results of finished games: per-player statistics, ratings, histories and leaderboards (the values are
-bot/stats.py's; the keys and their lifetimes bot/storage/keys.py's).
+bot/model/stats.py's; the keys and their lifetimes bot/storage/keys.py's).
 
 Recording a result is one Lua function, `nardy_record` (lua/record_result.lua), run in Redis: atomic, and
 idempotent by the game's key (`<table id>/<game number>`): the first call leaves a marker holding its
@@ -21,7 +21,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from bot.stats import (
+from bot.model.stats import (
     HIDDEN,
     HIDDEN_FIELD,
     HISTORY_GAMES,

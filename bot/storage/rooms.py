@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import redis.asyncio as aioredis
 from redis.exceptions import WatchError
 
+from bot.model.table import Challenge, Invite, Lobby, Person, Seeker, Table, new_id
 from bot.storage import scripts
 from bot.storage.client import LobbyTaken, StorageError, compact_json, redis_errors
 from bot.storage.games import GameStore
@@ -32,7 +33,6 @@ from bot.storage.keys import (
     user_invite_key,
     user_seek_key,
 )
-from bot.table import Challenge, Invite, Lobby, Person, Seeker, Table, new_id
 
 log = logging.getLogger(__name__)
 

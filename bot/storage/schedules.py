@@ -11,11 +11,11 @@ from collections.abc import Callable
 
 import redis.asyncio as aioredis
 
+from bot.model.table import Table
 from bot.storage import scripts
 from bot.storage.client import redis_errors
 from bot.storage.games import SHOW_LEASE
 from bot.storage.keys import ACTIVE_TTL, CLOCKS_KEY, REMIND_KEY, UNSHOWN_KEY, game_key, reminded_key
-from bot.table import Table
 
 
 class ScheduleStore:

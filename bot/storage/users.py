@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import redis.asyncio as aioredis
 
-from bot import button_homes
 from bot.storage.client import redis_errors
 from bot.storage.keys import (
+    HOME_TTL,
     MEDIA_TTL,
     SEEK_FORMATS,
     SETTINGS_TTL,
@@ -76,25 +76,27 @@ class UserStore:
     # ------------------------------------------------------------------ the homes of buttons
 
     async def home(self, where: str) -> str | None:
-        """The home written down for the message `where` (bot/button_homes.py), None if none."""
+        """The home written down for the message `where` (bot/telegram/button_homes.py: what each home is), None if none."""
         async with redis_errors(f"home of {where}"):
             found = await self._r.get(home_key(where))
         return None if found is None else str(found)
 
-    async def set_home(self, where: str, home: str, seconds: int = button_homes.MENU_TTL) -> None:
+    async def set_home(
+        self, where: str, home: str, seconds: int = HOME_TTL, owner: int | None = None
+    ) -> None:
         """Write down that the message `where` is `home` now (sent as it, or turned into it). A home that
-        names a user is listed among theirs too, for /forget."""
-        user = button_homes.owner(home)
+        names a user (`owner`) is listed among theirs too, for /forget."""
+        user = owner
         async with redis_errors(f"home of {where}"), self._r.pipeline(transaction=True) as pipe:
             pipe.set(home_key(where), home, ex=seconds)
             if user is not None:
                 pipe.sadd(user_homes_key(user), home_key(where))
-                pipe.expire(user_homes_key(user), max(seconds, button_homes.MENU_TTL))
+                pipe.expire(user_homes_key(user), max(seconds, HOME_TTL))
             await pipe.execute()
 
-    async def drop_home(self, where: str, home: str) -> None:
-        """The message `where` (whose home was `home`) has no buttons any more: its home is forgotten."""
-        user = button_homes.owner(home)
+    async def drop_home(self, where: str, owner: int | None = None) -> None:
+        """The message `where` has no buttons any more: its home is forgotten (and its `owner`'s list of it)."""
+        user = owner
         async with redis_errors(f"home of {where}"), self._r.pipeline(transaction=True) as pipe:
             pipe.delete(home_key(where))
             if user is not None:

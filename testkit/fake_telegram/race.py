@@ -15,8 +15,8 @@ from dataclasses import dataclass, field, fields
 
 import redis
 
+from bot.model.table import Table
 from bot.storage.keys import game_key
-from bot.table import Table
 from engine import Game
 from testkit.fake_telegram.play import MOVER, board, data_of
 from testkit.fake_telegram.server import FakeTelegram, StoredMessage

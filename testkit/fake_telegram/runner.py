@@ -11,12 +11,12 @@ from typing import Any
 from telegram import Update
 from telegram.ext import Application, BaseRateLimiter, TypeHandler
 
-from bot.app import ALLOWED_UPDATES, build_application, services
-from bot.computer import ComputerProcesses
-from bot.flow import ComputerPlayer, DiceSource, engine_computer
-from bot.handlers.rates import Limits
-from bot.rate_limit import ChatRateLimiter
+from bot.model.flow import ComputerPlayer, DiceSource, engine_computer
 from bot.storage import Storage
+from bot.telegram.app import ALLOWED_UPDATES, build_application, services
+from bot.telegram.handlers.rates import Limits
+from bot.telegram.rate_limit import ChatRateLimiter
+from bot.workers.computer import ComputerProcesses
 from testkit.fake_telegram.server import BOT_TOKEN
 
 WEBHOOK_SECRET = "fake-webhook-secret"

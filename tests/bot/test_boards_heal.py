@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 import redis
 
-from bot import boards
-from bot.flow import ScriptedDice, engine_computer
-from bot.handlers import board as board_handlers
+from bot.model.flow import ScriptedDice, engine_computer
 from bot.storage.keys import UNSHOWN_KEY
+from bot.telegram import boards
+from bot.telegram.handlers import board as board_handlers
 from testkit.fake_telegram import FakeTelegram, Fault, SimUser
 from testkit.fake_telegram.play import (
     board,

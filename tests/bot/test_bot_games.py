@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import re
 
-from bot.flow import ScriptedDice
+from bot.model.flow import ScriptedDice
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import (
     board,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.flow import ScriptedDice
 from bot.i18n import LANGUAGES
+from bot.model.flow import ScriptedDice
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import (
     board,

@@ -6,7 +6,7 @@ import json
 
 import redis
 
-from bot.flow import ScriptedDice
+from bot.model.flow import ScriptedDice
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import board, choose_settings, start_group_game
 from testkit.fake_telegram.runner import BotRunner

@@ -7,7 +7,7 @@ import logging
 import pytest
 
 from bot.embedded_redis import EmbeddedRedis
-from bot.flow import ScriptedDice
+from bot.model.flow import ScriptedDice
 from testkit.fake_telegram import FakeTelegram, Fault, SimUser
 from testkit.fake_telegram.play import board, reply_to, start_friend_game, start_group_game
 from testkit.fake_telegram.runner import BotRunner

@@ -14,12 +14,10 @@ import redis
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
-from bot import callbacks
-from bot.board_view import board_view
-from bot.captions import caption
 from bot.config import Config, ConfigError, TokenFilter, api_base_url
 from bot.embedded_redis import EmbeddedRedis
-from bot.flow import (
+from bot.i18n import LOCALE_DIR, language_of, texts
+from bot.model.flow import (
     Refused,
     ScriptedDice,
     advance,
@@ -29,11 +27,13 @@ from bot.flow import (
     resign,
     start_table,
 )
-from bot.http_request import multipart_body
-from bot.i18n import LOCALE_DIR, language_of, texts
-from bot.keyboards import board_markup, move_label
+from bot.model.table import Person, Table
 from bot.storage import Storage, VersionConflict
-from bot.table import Person, Table
+from bot.telegram import callbacks
+from bot.telegram.http_request import multipart_body
+from bot.telegram.keyboards import board_markup, move_label
+from bot.views.board_view import board_view
+from bot.views.captions import caption
 from engine import Dice, Game, Move, Phase, Position, Side, find_rules
 from render import render_board
 
@@ -374,7 +374,7 @@ def test_a_move_that_leaves_one_way_to_finish_completes_the_turn() -> None:
 
 
 def test_display_names_lose_control_characters_and_are_shortened_for_captions() -> None:
-    from bot.names import NAME_LIMIT, display_name
+    from bot.telegram.names import NAME_LIMIT, display_name
 
     assert display_name("Ann\u202e\x07  Lee", "1") == "Ann Lee"
     assert display_name("\u200b\u202e", "42") == "42"

@@ -1,4 +1,4 @@
-"""A press is honoured only on the message its button belongs to (bot/button_homes.py): forged menu data on
+"""A press is honoured only on the message its button belongs to (bot/telegram/button_homes.py): forged menu data on
 boards, lobbies, other users' menus and inline cards is refused with one alert, and nothing is edited or
 saved. A custom Telegram client can send any callback data for any message it can see."""
 
@@ -10,9 +10,9 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from bot import button_homes, callbacks
-from bot.callbacks import decode
-from bot.flow import ScriptedDice, engine_computer
+from bot.model.flow import ScriptedDice, engine_computer
+from bot.telegram import button_homes, callbacks
+from bot.telegram.callbacks import decode
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import (
     board,

@@ -8,9 +8,10 @@ import pytest
 import redis
 
 from bot.config import DEFAULT_CLAIM_AFTER, ConfigError, claim_after_from_env
-from bot.flow import Refused, ScriptedDice, check_claim, idle_side
+from bot.model.flow import Refused, ScriptedDice
+from bot.model.table import Table
+from bot.model.waiting import check_claim, idle_side
 from bot.storage.keys import ACTIVE_TTL, FINISHED_TTL, INVITE_TTL, LOBBY_TTL
-from bot.table import Table
 from engine import Game, Side
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import (
@@ -62,7 +63,7 @@ def backdate(redis_url: str, game_id: str, seconds: float) -> None:
 
 
 def _table(moved_at: float | None, mode: str = "friend") -> Table:
-    from bot.table import Person
+    from bot.model.table import Person
 
     game = Game.new("short").opening_roll(6, 1)  # white moves first
     black = Person(0, "computer", level="beginner") if mode == "computer" else Person(2, "Bob")

@@ -6,10 +6,10 @@ import asyncio
 
 import pytest
 
-from bot import flow
-from bot.clock import TIME_CONTROLS, Clock, clock_text, time_control
-from bot.flow import ScriptedDice, engine_computer
-from bot.table import Person, Table
+from bot.model import flow, waiting
+from bot.model.clock import TIME_CONTROLS, Clock, clock_text, time_control
+from bot.model.flow import ScriptedDice, engine_computer
+from bot.model.table import Person, Table
 from engine import Side
 
 LIVE = TIME_CONTROLS["live"]  # 2 minutes a point, 12 s a decision
@@ -78,7 +78,7 @@ def _live_game(fmt: str = "short-live") -> Table:
     table = asyncio.run(
         flow.start_table("g1", "friend", fmt, alice, bob, "en", dice, engine_computer(seed=1))
     )
-    return flow.tick(table, 1000.0)
+    return waiting.tick(table, 1000.0)
 
 
 def _done(table: Table, user: int, now: float, dice: ScriptedDice) -> Table:
@@ -87,7 +87,7 @@ def _done(table: Table, user: int, now: float, dice: ScriptedDice) -> Table:
     moves = tuple((m.src, m.die) for m in play.moves)
     moved = flow.press_play(table, user, table.version, moves)
     done = asyncio.run(flow.press_done(moved, user, moved.version, dice, engine_computer(seed=1)))
-    return flow.tick(done, now)
+    return waiting.tick(done, now)
 
 
 def test_a_live_game_starts_the_movers_clock_and_a_game_against_the_computer_has_none() -> None:
@@ -108,7 +108,7 @@ def test_a_live_game_starts_the_movers_clock_and_a_game_against_the_computer_has
 def test_moves_within_a_turn_keep_one_decision_and_done_passes_the_clock() -> None:
     table = _live_game()
     dice = ScriptedDice([3, 2])
-    one = flow.tick(flow.press_move(table, 1, table.version, 13, 6), 1005.0)
+    one = waiting.tick(flow.press_move(table, 1, table.version, 13, 6), 1005.0)
     assert one.clock == table.clock, "a single move is part of the same decision"
     after = _done(table, 1, 1030.0, dice)  # 30 s: 18 s past the delay
     assert after.clock is not None and after.clock.running is Side.BLACK and after.clock.since == 1030.0
@@ -118,9 +118,9 @@ def test_moves_within_a_turn_keep_one_decision_and_done_passes_the_clock() -> No
 
 def test_a_press_after_the_flag_fell_loses_the_game_as_a_resignation() -> None:
     table = _live_game()
-    assert flow.flagged(table, 1131.9) is None
-    assert flow.flagged(table, 1132.0) is Side.WHITE  # 12 s delay + 120 s reserve
-    lost = flow.time_out(table, 1500.0)
+    assert waiting.flagged(table, 1131.9) is None
+    assert waiting.flagged(table, 1132.0) is Side.WHITE  # 12 s delay + 120 s reserve
+    lost = waiting.time_out(table, 1500.0)
     assert lost.over and lost.game.result is not None and lost.game.result.winner is Side.BLACK
     assert lost.events[-1] == {"k": "time", "s": 0}
     assert lost.ended and lost.ended[-1]["how"] == "time"
@@ -130,6 +130,6 @@ def test_a_press_after_the_flag_fell_loses_the_game_as_a_resignation() -> None:
 
 def test_running_out_of_time_in_a_match_loses_the_match() -> None:
     table = _live_game("short.3-live")
-    lost = flow.time_out(table, 1000.0 + 12 + 360)
+    lost = waiting.time_out(table, 1000.0 + 12 + 360)
     assert lost.match.over and lost.match.winner is Side.BLACK
     assert not flow.match_goes_on(lost)

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from bot.flow import ScriptedDice, engine_computer
+from bot.model.flow import ScriptedDice, engine_computer
 from bot.storage import Storage
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import new_game_menu, wait_board
@@ -240,7 +240,7 @@ def test_a_loss_on_time_is_rated_like_any_loss(
 
 
 def test_quick_match_pairs_only_seekers_of_the_same_time_control(redis_url: str) -> None:
-    from bot.table import Person, Seeker
+    from bot.model.table import Person, Seeker
 
     async def run() -> list[str]:
         storage = Storage.from_url(redis_url)

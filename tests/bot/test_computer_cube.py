@@ -1,4 +1,4 @@
-"""The computer's cube decisions in its worker processes (bot/computer.py): the same answer as in a
+"""The computer's cube decisions in its worker processes (bot/workers/computer.py): the same answer as in a
 thread, and a worker's bad answer refused with the decision then made in a thread.
 
 Run as `python -m tests.bot.test_computer_cube`, this file is a computer worker that answers cube
@@ -12,8 +12,8 @@ import signal
 
 import pytest
 
-from bot.computer import BadAnswer, ComputerProcesses, CubeDecision, accepted_cube_action, cube_answer
-from bot.worker_pool import run_worker
+from bot.workers.computer import BadAnswer, ComputerProcesses, CubeDecision, accepted_cube_action, cube_answer
+from bot.workers.worker_pool import run_worker
 from engine import Game, Phase, Position, Side, find_rules
 from engine.cube import Cube
 from testkit.liar import lying
@@ -74,14 +74,14 @@ async def test_a_computer_process_giving_a_bad_cube_answer_is_refused_and_the_ac
     started = liar.pids
     game = games()[0]  # Phase.ROLL: "take" is not an answer here
     try:
-        with caplog.at_level(logging.ERROR, logger="bot.computer"):
+        with caplog.at_level(logging.ERROR, logger="bot.workers.computer"):
             for seed in range(len(GARBAGE)):
                 assert await liar.cube_action(game, "expert", seed) == in_thread(game, "expert", seed)
         assert liar.pids == started
         assert (liar.from_workers, liar.in_thread) == (0, len(GARBAGE))
     finally:
         await liar.stop()
-    errors = [r.getMessage() for r in caplog.records if r.name == "bot.computer"]
+    errors = [r.getMessage() for r in caplog.records if r.name == "bot.workers.computer"]
     assert sum("cube answer was refused" in e for e in errors) == len(GARBAGE) - 1, errors
     assert sum("could not decide a cube action" in e for e in errors) == 1, errors
 

@@ -1,5 +1,5 @@
-"""The computer opponent's decisions in worker processes of their own (bot/computer.py on
-bot/worker_pool.py): real `python -m bot.computer` processes, killed, stopped and lied to for real.
+"""The computer opponent's decisions in worker processes of their own (bot/workers/computer.py on
+bot/workers/worker_pool.py): real `python -m bot.workers.computer` processes, killed, stopped and lied to for real.
 
 Run as `python -m tests.bot.test_computer_processes`, this file is a computer worker that answers
 garbage (the bot must refuse every answer and still make the move)."""
@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from bot import computer
-from bot.computer import ComputerProcesses, Decision, accepted_play
 from bot.config import Config, ConfigError
-from bot.flow import ScriptedDice, engine_computer
-from bot.pictures import RenderProcesses
-from bot.worker_pool import run_worker, worker_env
+from bot.model.flow import ScriptedDice, engine_computer
+from bot.workers import computer
+from bot.workers.computer import ComputerProcesses, Decision, accepted_play
+from bot.workers.pictures import RenderProcesses
+from bot.workers.worker_pool import run_worker, worker_env
 from engine import Game, Phase, Play
 from testkit.fake_telegram import FakeTelegram
 from testkit.fake_telegram.runner import BotRunner
@@ -134,7 +134,7 @@ async def test_a_computer_process_answering_garbage_is_refused_and_the_move_is_s
     await liar.start()
     started = liar.pids
     try:
-        with caplog.at_level(logging.ERROR, logger="bot.computer"):
+        with caplog.at_level(logging.ERROR, logger="bot.workers.computer"):
             for seed in range(len(GARBAGE)):
                 chosen = await liar.choose(game, "intermediate", seed)
                 assert chosen in game.legal_plays()
@@ -143,7 +143,7 @@ async def test_a_computer_process_answering_garbage_is_refused_and_the_move_is_s
         assert (liar.from_workers, liar.in_thread) == (0, len(GARBAGE))
     finally:
         await liar.stop()
-    errors = [r.getMessage() for r in caplog.records if r.name == "bot.computer"]
+    errors = [r.getMessage() for r in caplog.records if r.name == "bot.workers.computer"]
     assert len(errors) == len(GARBAGE), errors
     assert sum("answer was refused" in e for e in errors) == len(GARBAGE) - 1
     assert sum("could not decide" in e and "the liar's engine broke" in e for e in errors) == 1

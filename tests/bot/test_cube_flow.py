@@ -1,4 +1,4 @@
-"""The computer's cube decisions inside the game flow (bot/flow.py): it doubles, takes and passes by
+"""The computer's cube decisions inside the game flow (bot/model/flow.py): it doubles, takes and passes by
 itself, in last-roll bear-offs whose right cube action is textbook arithmetic (money play: double with
 more than 50 % to win, take with at most 75 %)."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import asyncio
 
-from bot import flow
-from bot.flow import ScriptedDice, engine_computer
-from bot.table import Person, Table
+from bot.model import flow
+from bot.model.flow import ScriptedDice, engine_computer
+from bot.model.table import Person, Table
 from engine import Cube, Game, Phase, Position, Side, find_rules
 
 HUMAN = Person(7, "Dora")

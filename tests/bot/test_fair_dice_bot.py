@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from bot.flow import FairDice, engine_computer
+from bot.model.flow import FairDice, engine_computer
 from bot.storage.keys import game_key
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import reply_to, resign, start_computer_game, start_group_game, wait_board

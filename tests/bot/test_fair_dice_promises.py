@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from bot.flow import FairDice, engine_computer
+from bot.model.flow import FairDice, engine_computer
 from bot.storage.keys import dice_secret_key, game_key
 from engine.fair_dice import combine, commitment, fair_roll, recorded_rolls
 from engine.records import parse_json

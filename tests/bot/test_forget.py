@@ -8,8 +8,8 @@ from unittest.mock import ANY
 import pytest
 import redis
 
-from bot import button_homes
-from bot.flow import ScriptedDice
+from bot.model.flow import ScriptedDice
+from bot.telegram import button_homes
 from engine import Game, Side
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import board, data_of, reply_to, start_friend_game, start_group_game

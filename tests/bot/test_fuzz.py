@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot import callbacks
-from bot.callbacks import BadCallback, Callback
-from bot.flow import ScriptedDice
+from bot.model.flow import ScriptedDice
+from bot.telegram import callbacks
+from bot.telegram.callbacks import BadCallback, Callback
 from testkit.fake_telegram import FakeTelegram, Fault, SimUser
 from testkit.fake_telegram.play import reply_to
 from testkit.fake_telegram.runner import BotRunner

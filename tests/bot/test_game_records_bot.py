@@ -9,7 +9,7 @@ import random
 
 from PIL import Image
 
-from bot.flow import ScriptedDice
+from bot.model.flow import ScriptedDice
 from engine import Phase
 from engine.records import parse_json
 from testkit.fake_telegram import FakeTelegram, SimUser

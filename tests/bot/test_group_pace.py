@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from bot.flow import ScriptedDice
+from bot.model.flow import ScriptedDice
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import MOVER, board, choose_settings, play_group_game, start_group_game
 from testkit.fake_telegram.runner import BotRunner

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.flow import ScriptedDice, engine_computer
+from bot.model.flow import ScriptedDice, engine_computer
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import MOVER, play_turn, reply_to
 from testkit.fake_telegram.runner import BotRunner

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 import redis
 
-from bot import ratings, stats
-from bot.flow import ScriptedDice, resign, start_table
+from bot.model import ratings, stats
+from bot.model.flow import ScriptedDice, resign, start_table
+from bot.model.table import Invite, Lobby, Person, Seeker, Table
 from bot.storage import Storage, keys, scripts
 from bot.storage.limits import Bucket
-from bot.table import Invite, Lobby, Person, Seeker, Table
 from engine import Game, Play
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -198,7 +198,7 @@ async def test_every_script_is_loaded_again_after_a_script_flush_in_the_middle_o
 
         over = resign(game, BOB.user_id, game.number)
         await storage.games.save(over)  # save_game (and record_result within it): the game's result is kept
-        assert await storage.games.new_message(game.id, "g", None, 77, -5)
+        assert await storage.games.new_message(game.id, "g", None, 77, -5, f"board:{game.id}")
         assert (await storage.results.stats_of(ALICE.user_id)).of("short").wins == 1
         assert isinstance(await storage.games.hold_draw(game.id, "w1", 60), tuple)
         assert await storage.games.shown(game.id, over.version, ("g",), True, "w1") == over.version

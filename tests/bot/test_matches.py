@@ -10,8 +10,8 @@ import re
 
 import redis.asyncio as aioredis
 
-from bot import stats
-from bot.flow import ScriptedDice
+from bot.model import stats
+from bot.model.flow import ScriptedDice
 from bot.storage.results import ResultStore
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import (

@@ -29,13 +29,13 @@ import pytest
 import redis
 
 from bot.embedded_redis import process_start_time, redis_server_processes
-from bot.flow import ScriptedDice, engine_computer, start_table
-from bot.handlers.common import Deps
-from bot.handlers.rates import Limits
-from bot.names import NAME_LIMIT, display_name
-from bot.rate_limit import ChatRateLimiter
+from bot.model.flow import ScriptedDice, engine_computer, start_table
+from bot.model.table import Invite, Person, Table
 from bot.storage import ChatBusy, Storage
-from bot.table import Invite, Person, Table
+from bot.telegram.handlers.common import Deps
+from bot.telegram.handlers.rates import Limits
+from bot.telegram.names import NAME_LIMIT, display_name
+from bot.telegram.rate_limit import ChatRateLimiter
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import (
     board,
@@ -747,9 +747,9 @@ def test_the_bots_child_processes_get_none_of_its_secrets_and_end_with_it(
             )
             if args and os.path.basename(args[0].split()[0]).startswith("redis-server"):
                 kinds["redis"].append(pid)
-            elif "bot.pictures" in args:
+            elif "bot.workers.pictures" in args:
                 kinds["render"].append(pid)
-            elif "bot.computer" in args:
+            elif "bot.workers.computer" in args:
                 kinds["computer"].append(pid)
         assert all(kinds.values()), (kinds, {pid: cmdline_of(pid) for pid in children})
         assert redis_servers_under(tmp_path) == kinds["redis"]

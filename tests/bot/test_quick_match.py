@@ -21,13 +21,14 @@ from typing import Any
 import pytest
 import redis
 
-from bot import callbacks, display
-from bot.app import SWEEPER
 from bot.config import DEFAULT_SEEK_TIMEOUT, ConfigError, seek_timeout_from_env
-from bot.flow import Refused, ScriptedDice, check_claim, claim, engine_computer, start_table
-from bot.pictures import render
+from bot.model.flow import Refused, ScriptedDice, engine_computer, start_table
+from bot.model.table import Person, Seeker, Table
+from bot.model.waiting import check_claim, claim
 from bot.storage import Gone, Storage
-from bot.table import Person, Seeker, Table
+from bot.telegram import callbacks, display
+from bot.telegram.app import SWEEPER
+from bot.workers.pictures import render
 from engine import Game, Play, Side
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import new_game_menu, reply_to, start_computer_game, wait_board

@@ -1,4 +1,4 @@
-"""The FIBS rating formula (bot/ratings.py), pinned by figures worked out by hand."""
+"""The FIBS rating formula (bot/model/ratings.py), pinned by figures worked out by hand."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from bot.ratings import START_RATING, Rated, experience_factor, rate, win_probability
+from bot.model.ratings import START_RATING, Rated, experience_factor, rate, win_probability
 
 
 def test_two_new_players_of_equal_rating_move_ten_points_in_a_single_game() -> None:

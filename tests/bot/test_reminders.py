@@ -15,7 +15,6 @@ import pytest
 import redis
 import redis.asyncio as aioredis
 
-from bot.app import REMINDERS
 from bot.config import (
     DEFAULT_REMIND_AFTER,
     DEFAULT_REMINDERS_PER_GAME,
@@ -23,11 +22,12 @@ from bot.config import (
     ConfigError,
     reminders_from_env,
 )
-from bot.flow import ScriptedDice, engine_computer, rematch, resign, start_table
-from bot.reminders import group_link, look_every
+from bot.model.flow import ScriptedDice, engine_computer, rematch, resign, start_table
+from bot.model.table import Person, Table
 from bot.storage import Storage
 from bot.storage.keys import REMIND_KEY, reminded_key
-from bot.table import Person, Table
+from bot.telegram.app import REMINDERS
+from bot.telegram.reminders import group_link, look_every
 from engine import Game, Play, Side
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import (

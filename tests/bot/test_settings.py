@@ -10,13 +10,13 @@ import io
 import redis
 from PIL import Image, ImageStat
 
-from bot import callbacks
-from bot.callbacks import BadCallback
-from bot.flow import Refused, ScriptedDice, press_move, press_move_to_end, turn_ends
-from bot.settings import CHOICES, Settings, SettingsCache
+from bot.model.flow import Refused, ScriptedDice, press_move, press_move_to_end, turn_ends
+from bot.model.table import Person, Table
+from bot.service.settings import CHOICES, Settings, SettingsCache
 from bot.storage import Storage
 from bot.storage.keys import SETTINGS_TTL, user_settings_key
-from bot.table import Person, Table
+from bot.telegram import callbacks
+from bot.telegram.callbacks import BadCallback
 from engine import Dice, Game, Phase, Play, Position, Side, find_rules
 from render import layout
 from testkit.fake_telegram import FakeTelegram, SimUser

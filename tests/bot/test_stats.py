@@ -12,9 +12,9 @@ from dataclasses import replace
 import pytest
 import redis.asyncio as aioredis
 
-from bot import stats
-from bot.ratings import Rated, rate
-from bot.stats import FinishedGame, PlayerRef, RatingChange, RecordOutcome
+from bot.model import stats
+from bot.model.ratings import Rated, rate
+from bot.model.stats import FinishedGame, PlayerRef, RatingChange, RecordOutcome
 from bot.storage import scripts
 from bot.storage.keys import MARKER_TTL, USER_TTL, chat_board_key, global_board_key, stats_key
 from bot.storage.results import ResultStore

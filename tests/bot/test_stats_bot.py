@@ -10,8 +10,8 @@ import redis
 import redis.asyncio as aioredis
 from PIL import Image
 
-from bot import stats
-from bot.stats import FinishedGame, PlayerRef
+from bot.model import stats
+from bot.model.stats import FinishedGame, PlayerRef
 from bot.storage.results import ResultStore
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import reply_to

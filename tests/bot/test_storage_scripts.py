@@ -9,11 +9,11 @@ from dataclasses import replace
 
 import pytest
 
-from bot.flow import ScriptedDice, resign, start_table
+from bot.model.flow import ScriptedDice, resign, start_table
+from bot.model.table import Lobby, Person, Table
 from bot.storage import ChatBusy, Gone, LobbyTaken, Storage
 from bot.storage.keys import limit_key
 from bot.storage.limits import Bucket
-from bot.table import Lobby, Person, Table
 from engine import Game, Play
 
 ALICE, BOB, CAROL = Person(1, "Alice"), Person(2, "Bob"), Person(3, "Carol")
@@ -189,7 +189,7 @@ async def test_boards_shown_record_the_last_edit_and_a_gone_game_leaves_no_key_b
 
     await storage.games.delete_game(loaded)
     assert await storage.games.shown("g", newer.version, ("g",), True, "w") == -1
-    assert not await storage.games.new_message("g", "g", None, 78, -100)
+    assert not await storage.games.new_message("g", "g", None, 78, -100, "board:g")
     assert await storage.keys("nardy:game:*") == [], "nothing written for a game that is gone"
     assert await storage.keys("nardy:home:*") == [], "no home for a board of a game that is gone"
 

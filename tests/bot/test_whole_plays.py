@@ -9,12 +9,12 @@ from dataclasses import replace
 
 import pytest
 
-from bot import callbacks
-from bot.callbacks import BadCallback
-from bot.flow import Refused, ScriptedDice, press_play, press_play_to_end
 from bot.i18n import texts
-from bot.keyboards import WHOLE_PLAYS, board_markup, moved_twice
-from bot.table import Person, Table
+from bot.model.flow import Refused, ScriptedDice, press_play, press_play_to_end
+from bot.model.table import Person, Table
+from bot.telegram import callbacks
+from bot.telegram.callbacks import BadCallback
+from bot.telegram.keyboards import WHOLE_PLAYS, board_markup, moved_twice
 from engine import OFF, Dice, Game, Phase, Play, Position, Rules, Side, find_rules
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import (

@@ -17,10 +17,10 @@ from typing import Any, NoReturn
 
 import pytest
 
-from bot import pictures
 from bot.config import Config, ConfigError, default_render_processes
-from bot.flow import ScriptedDice, engine_computer
-from bot.pictures import RenderProcesses, use_render_processes
+from bot.model.flow import ScriptedDice, engine_computer
+from bot.workers import pictures
+from bot.workers.pictures import RenderProcesses, use_render_processes
 from render.gallery import samples
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import reply_to, start_group_game
@@ -241,7 +241,10 @@ async def test_a_renderer_bug_reaches_the_caller_and_keeps_the_worker_and_a_long
 
 def test_a_render_worker_ignores_ctrl_c_and_ends_with_its_input() -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bot.pictures"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT
+        [sys.executable, "-m", "bot.workers.pictures"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
     )
     assert proc.stdout is not None and proc.stdout.read(1) == b"R"
     proc.send_signal(signal.SIGINT)
@@ -332,7 +335,7 @@ def test_a_game_end_raced_on_two_workers_changes_the_ratings_once(
 ) -> None:
     """A double passed by ten presses at once, each update delivered to both workers now and then: the
     game ends once, and its result counts once in both players' statistics and ratings."""
-    from bot import stats
+    from bot.model import stats
     from bot.storage.results import ResultStore
     from testkit.fake_telegram.play import board, data_of, play_turn, wait_board
 

@@ -1,0 +1,127 @@
+"""Live games' clocks, applied whether or not anyone presses: a flag that falls ends the game, once; a player
+with 20 s left is warned once, privately.
+
+Every save of a live game sets or clears its entries in the `nardy:clocks` sorted set in the same atomic step
+(bot/storage/games.py): "<id>" scored by when the running clock's flag falls, "<id>/warn" by when its player
+is warned (bot/model/clock.py WARN_AT before the flag). Every worker looks for due entries a few times a second
+(`Clocks.start`) and takes each with one Lua script (bot/storage/schedules.py `claim_clock`), so exactly one
+worker acts on it, with several workers and across restarts:
+
+- a flag: taken with a lease (due again a few seconds later should this worker die); the game, loaded, is
+  lost on time if its clock says the flag fell (waiting.time_out), saved with a compare-and-set on its version
+  (a press that landed first wins, and its save moved the entry); that save removes the entry;
+- a warning: taken once; its player gets one line in their private chat (never in a group: no group's
+  budget of 20 messages a minute is spent), with the time left. A player the bot cannot reach is skipped.
+
+A press after the flag fell is lost on time the same way before it counts (common.apply_flag)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import replace
+
+from bot.i18n import texts
+from bot.model import waiting
+from bot.model.clock import clock_text
+from bot.model.table import Table
+from bot.storage import StorageError, VersionConflict
+from bot.storage.keys import WARN_SUFFIX
+from bot.telegram.handlers.common import N_, Deps
+from bot.views.captions import variant_name
+
+log = logging.getLogger(__name__)
+
+LOOK_EVERY = 0.5  # seconds between two looks for due clock entries
+FLAG_LEASE = 5.0  # seconds before a flag taken by a worker that failed is due again
+BATCH = 100
+
+TIME_SHORT = N_("⏱ {left} left to move in {variant} against {name}.")
+
+
+class Clocks:
+    """Applies due flags and warnings (one of these runs in every worker)."""
+
+    def __init__(self, d: Deps, every: float = LOOK_EVERY) -> None:
+        self.d = d
+        self.every = every
+        self.flags = 0  # flags this worker applied (tests)
+        self.warnings = 0  # warnings this worker sent (tests)
+        self._task: asyncio.Task[None] | None = None
+
+    async def sweep(self) -> int:
+        """Act on the entries due now; returns how many this worker took."""
+        d = self.d
+        now = d.clock()
+        taken = 0
+        for entry in await d.storage.schedules.due_clocks(now, BATCH):
+            warning = entry.endswith(WARN_SUFFIX)
+            if not await d.storage.schedules.claim_clock(entry, now, 0 if warning else FLAG_LEASE):
+                continue
+            taken += 1
+            game_id = entry.removesuffix(WARN_SUFFIX)
+            table = await d.storage.games.load(game_id)
+            if table is None or table.over:
+                continue
+            if warning:
+                self._warn(table, now)
+            else:
+                await self._flag(table, now)
+        return taken
+
+    async def _flag(self, table: Table, now: float) -> None:
+        d = self.d
+        if waiting.flagged(table, now) is None:
+            return  # the entry was older than the clock (a press moved it): the save set the right one
+        ended = replace(waiting.time_out(table, now), moved_at=now)
+        try:
+            await d.storage.games.save(ended)
+        except VersionConflict:
+            return  # a press came first: it applied the flag itself, or moved the clock on
+        self.flags += 1
+        log.info("game %s: %s's time ran out", table.id, table.players[table.game.deciding].name)
+        d.boards.show(ended, previous=table)
+
+    def _warn(self, table: Table, now: float) -> None:
+        clock = table.clock
+        if clock is None or clock.running is None:
+            return
+        player, opponent = table.players[clock.running], table.players[clock.running.other]
+        if not player.reachable:
+            return
+        due = clock.deadline()
+        left = 0.0 if due is None else max(0.0, due - now)
+        t = texts(player.lang)
+        self.d.say(
+            player.user_id,
+            t.gettext(
+                TIME_SHORT,
+                left=clock_text(left),
+                variant=variant_name(t, table.game.game),
+                name=opponent.name,
+            ),
+        )
+        self.warnings += 1
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="clocks")
+
+    async def _run(self) -> None:
+        while True:
+            taken = 0
+            try:
+                taken = await self.sweep()
+            except StorageError as err:
+                log.warning("clocks: storage unavailable (%s)", err)
+            except Exception:
+                log.exception("clocks failed; trying again")
+            await asyncio.sleep(self.every if taken < BATCH else 0)
+
+    async def stop(self, timeout: float = 5.0) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait({task}, timeout=timeout)

@@ -1,0 +1,451 @@
+"""What every handler shares: the bot's dependencies, the two guards (commands and buttons), who is who."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import re
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from telegram import CallbackQuery, InlineKeyboardMarkup, MaybeInaccessibleMessage, Update, User
+from telegram.error import BadRequest, NetworkError, TimedOut
+from telegram.ext import ContextTypes
+
+from bot.config import DEFAULT_CLAIM_AFTER, DEFAULT_SEEK_TIMEOUT
+from bot.i18n import Texts, language_of, texts
+from bot.model import waiting
+from bot.model.flow import ComputerPlayer, DiceSource, Refused, Seeds
+from bot.model.table import Person, Table
+from bot.service.settings import Settings, SettingsCache, choosing, current
+from bot.storage import (
+    ChatBusy,
+    Gone,
+    Storage,
+    StorageError,
+    StorageTimeout,
+    StorageUnavailable,
+    VersionConflict,
+)
+from bot.storage.keys import FINISHED_TTL
+from bot.telegram import button_homes, callbacks, display
+from bot.telegram.boards import Boards
+from bot.telegram.callbacks import BadCallback, Callback
+from bot.telegram.handlers.rates import Limits
+from bot.telegram.names import user_name
+from bot.telegram.outbox import Outbox, answering
+from bot.workers.computer import ComputerBusy, ComputerProcesses
+from engine.fair_dice import SEED_BYTES
+
+log = logging.getLogger(__name__)
+
+
+def N_(message: str) -> str:
+    """Marks a message id for extraction into the catalog; translated later with Texts.gettext."""
+    return message
+
+
+TRY_AGAIN = N_("The game storage is not available right now. Please try again in a minute.")
+TRY_AGAIN_SOON = N_("The game storage is slow to answer right now. Please try again in a moment.")
+# Seconds an update's handler may take, its waits on Redis above all, before the user is told to try again
+# in a moment: with the inbound limits' own bounded look (bot/telegram/handlers/gate.py) every update is answered
+# within about 3 s whatever Redis does (Telegram drops a press's answer after about 10 s).
+ANSWER_WITHIN = 2.5
+WENT_WRONG = N_("Something went wrong. Please try again.")
+GAME_ON = N_("A game is already going on here. Finish it or /resign first.")
+QUICKER = N_("Someone was quicker. Look at the board again.")
+COMPUTER_BUSY = N_("The computer is very busy right now. Press again in a moment.")
+
+
+@dataclass
+class Deps:
+    """What the handlers need, kept in application.bot_data["nardy"]."""
+
+    storage: Storage
+    dice: DiceSource
+    computer: ComputerPlayer
+    boards: Boards
+    outbox: Outbox
+    settings: SettingsCache  # users' /settings, cached in this process (bot/service/settings.py)
+    limits: Limits | None = (
+        None  # inbound limits (bot/telegram/handlers/gate.py); None: none (tests, benchmarks)
+    )
+    media_chat: int | None = None  # NARDY_MEDIA_CHAT_ID: where inline boards' pictures are uploaded
+    claim_after: float = DEFAULT_CLAIM_AFTER  # seconds of idleness before the opponent may claim
+    seek_timeout: float = DEFAULT_SEEK_TIMEOUT  # seconds a quick-match search waits (NARDY_SEEK_TIMEOUT)
+    clock: Callable[[], float] = time.time  # the bot's clock (the engine never reads one)
+    analysts: ComputerProcesses | None = None  # where analyses and hints are worked out (None: a thread)
+    background: set[asyncio.Task[None]] = field(default_factory=set)  # work begun after a press's answer
+    hints: dict[tuple[str, int], Any] = field(
+        default_factory=dict
+    )  # (game, version) -> its hint, newest last
+
+    def spawn(self, work: Coroutine[Any, Any, None], name: str) -> None:
+        """Run `work` in the background (a replay drawn, an analysis made); its failure is logged."""
+
+        async def logged() -> None:
+            try:
+                await work
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("background work %s failed", name)
+
+        task = asyncio.get_running_loop().create_task(logged(), name=name)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+
+    def stamped(self, table: Table) -> Table:
+        """`table` with the time of this change (the idle-claim clock starts again; a live game's clock
+        runs for the side whose decision it waits for now: waiting.tick)."""
+        now = self.clock()
+        return replace(waiting.tick(table, now), moved_at=now)
+
+    def say(
+        self,
+        chat_id: int,
+        text: str,
+        markup: InlineKeyboardMarkup | None = None,
+        home: str | None = None,
+        **kw: Any,
+    ) -> None:
+        """Send a text message in the background (bot/telegram/outbox.py): the handler does not wait for it. A
+        message with buttons names its `home` (bot/telegram/button_homes.py), written down once it is sent: presses
+        on it are honoured only for that home."""
+        if home is None and has_buttons(markup):
+            raise ValueError(f"a message with buttons to chat {chat_id} names no home: {text[:40]!r}")
+        bot, storage = self.boards.bot, self.storage
+
+        async def send() -> None:
+            message_id = await display.say(bot, chat_id, text, markup, **kw)
+            if message_id is not None and home is not None:
+                await remember_home(storage, f"{chat_id}:{message_id}", home)
+
+        self.outbox.post(chat_id, send, "a message")
+
+    def edit_text(
+        self, chat_id: int, message_id: int, text: str, markup: InlineKeyboardMarkup | None = None
+    ) -> None:
+        """Edit a text message (a menu, a lobby, an invitation) in the background."""
+        bot = self.boards.bot
+        self.outbox.post(
+            chat_id, lambda: display.edit_text(bot, chat_id, message_id, text, markup), "a message edit"
+        )
+
+    def edit_markup(self, chat_id: int, message_id: int, markup: InlineKeyboardMarkup | None) -> None:
+        """Change (None: take off) a message's keyboard in the background."""
+        bot = self.boards.bot
+        self.outbox.post(
+            chat_id, lambda: display.edit_markup(bot, chat_id, message_id, markup), "a keyboard edit"
+        )
+
+
+def has_buttons(markup: InlineKeyboardMarkup | None) -> bool:
+    """Whether `markup` has a button that sends callback data (a link button does not)."""
+    return markup is not None and any(
+        button.callback_data is not None for row in markup.inline_keyboard for button in row
+    )
+
+
+async def remember_home(storage: Storage, where: str, home: str) -> None:
+    """Write a message's home down after it was sent; if Redis fails, its buttons answer that they do not
+    belong there (the menu is asked for again), which is logged."""
+    try:
+        await storage.users.set_home(where, home, owner=button_homes.owner(home))
+    except StorageError as err:
+        log.warning("message %s: its home %s was not written down: %s", where, home, err)
+
+
+def pressed_message(query: CallbackQuery) -> str:
+    """The pressed message (bot/telegram/button_homes.py): "<chat>:<message>", or "i:<inline message id>"."""
+    if query.inline_message_id is not None:
+        return f"i:{query.inline_message_id}"
+    if query.message is None:
+        raise BadCallback(f"callback {query.data!r} came without its message")
+    return f"{query.message.chat.id}:{query.message.message_id}"
+
+
+HOME_WAIT = 0.3  # seconds a press on a message with no home waits for it: the send's answer may be on its way
+NOT_ITS_MESSAGE = N_("This button does not belong to this message.")
+UNKNOWN_CARD = N_("This card is not known to the bot. Post a new challenge with @{bot}.")
+
+
+async def check_home(d: Deps, query: CallbackQuery, cb: Callback, bot_username: str) -> None:
+    """A press is honoured only on a message whose home (bot/telegram/button_homes.py) is the one its data names;
+    anything else is refused here, before a handler can edit or save anything. A board not written down as
+    one (drawn before homes were, or an inline game's card) is recognised from its game's record."""
+    where = pressed_message(query)
+    wanted = button_homes.expected(cb, query.inline_message_id is not None)
+    found = await d.storage.users.home(where)
+    if found is None and not query.inline_message_id:  # a message sent a moment ago: written down soon
+        await asyncio.sleep(HOME_WAIT)
+        found = await d.storage.users.home(where)
+    if found == wanted:
+        return
+    if cb.game and wanted == button_homes.board(cb.game):  # e.g. a challenge card that became the board
+        table = await d.storage.games.load(cb.game)
+        if table is not None and (
+            table.board_of_inline(query.inline_message_id) is not None
+            or (query.message is not None and table.board_of(query.message.chat.id, query.message.message_id))
+        ):
+            await d.storage.users.set_home(where, wanted, FINISHED_TTL)
+            return
+    log.info("press %r by user %s on %s (home %s) refused", query.data, query.from_user.id, where, found)
+    if found is None and cb.action == "ia":
+        raise Refused(UNKNOWN_CARD, bot=bot_username)
+    raise Refused(NOT_ITS_MESSAGE)
+
+
+def deps(context: ContextTypes.DEFAULT_TYPE) -> Deps:
+    found = context.bot_data["nardy"]
+    assert isinstance(found, Deps)
+    return found
+
+
+def language(user: User | None) -> str:
+    """The language to speak to `user`: the one they chose in /settings (while their update is handled:
+    the guards below choose it), else Telegram's."""
+    if user is None:
+        return language_of(None)
+    chosen = current(user.id)
+    return chosen.language(user.language_code) if chosen is not None else language_of(user.language_code)
+
+
+def person(user: User) -> Person:
+    return Person(user.id, user_name(user), language(user))
+
+
+def user_texts(update: Update) -> Texts:
+    return texts(language(update.effective_user))
+
+
+async def viewer_settings(
+    d: Deps, user: User | None, deadline: float | None = None
+) -> tuple[int | None, Settings | None]:
+    """(user id, their settings) for the update being handled; (id, None) if Redis cannot be reached, or
+    does not answer by `deadline` (the loop's time; the user is then spoken to in Telegram's language; the
+    handler meets the outage itself)."""
+    if user is None:
+        return None, None
+    try:
+        async with asyncio.timeout_at(deadline):
+            return user.id, await d.settings.get(user.id)
+    except (StorageError, TimeoutError) as err:
+        log.warning("settings of user %s unavailable: %s", user.id, err)
+        return user.id, None
+
+
+async def game_seeds(d: Deps, white: Person, black: Person) -> Seeds:
+    """For a game starting now: the players' own dice seeds (/seed; None for a side with none: the
+    computer, or a player who chose random) and their parts of the dice's secret, each person's drawn
+    before this game (its SHA-256 was theirs to see in /seed) and replaced by a fresh one in one step; the
+    computer's part likewise, drawn before the game for its opponent (whose /seed showed its SHA-256 too)."""
+
+    async def one(p: Person, opponent: Person) -> tuple[str | None, str | None]:
+        fresh = secrets.token_hex(SEED_BYTES)
+        if p.is_computer and opponent.reachable:
+            return None, await d.storage.users.take_dice_secret(opponent.user_id, fresh, computer=True)
+        if p.is_computer or not p.reachable:
+            return None, None
+        client = (await d.settings.get(p.user_id)).seed or None
+        return client, await d.storage.users.take_dice_secret(p.user_id, fresh)
+
+    (wc, wp), (bc, bp) = await one(white, black), await one(black, white)
+    return (wc, bc), (wp, bp)
+
+
+async def active_game(storage: Storage, chat_id: int) -> Table | None:
+    """The chat's live game, if any (a finished one does not count)."""
+    table = await storage.games.game_of_chat(chat_id)
+    return table if table is not None and not table.over else None
+
+
+UNKNOWN_GAME = N_("I know no game {game}: games are kept 7 days after they end.")
+
+
+GAME_NAME = re.compile(r"([A-Za-z0-9_-]{1,32})(?:/([1-9][0-9]{0,5}))?")  # a game id (new_id), "/N"
+
+
+async def named_game(storage: Storage, name: str) -> tuple[Table, int]:
+    """The game a command names, "GAME/N" (N: its number in the series) or "GAME" (the series' current
+    game), as its board's last line writes it: (table, number). Refused if no such game is kept; a name
+    that is no game id (another alphabet, too long: typed, never shown by the bot) is refused before Redis
+    is asked."""
+    found = GAME_NAME.fullmatch(name)
+    table = await storage.games.load(found[1]) if found else None
+    if found is None or table is None:
+        raise Refused(UNKNOWN_GAME, game=name[:40])
+    return table, int(found[2]) if found[2] else table.number
+
+
+TIME_RAN_OUT = N_("⏱ {name}'s time ran out: {other} wins.")
+
+
+async def apply_flag(d: Deps, table: Table) -> None:
+    """A live game whose running side's time ran out by now is lost on time (saved, its boards redrawn)
+    before any press on it counts: Refused says so. Nothing happens while time is left."""
+    now = d.clock()
+    side = waiting.flagged(table, now)
+    if side is None:
+        return
+    ended = replace(waiting.time_out(table, now), moved_at=now)  # not stamped: the clock stopped at the flag
+    try:
+        await d.storage.games.save(ended)
+    except VersionConflict:  # another press or the sweeper applied it (or a move landed) first
+        pass
+    else:
+        d.boards.show(ended, previous=table)
+    who = (table.players[side].name, table.players[side.other].name)
+    raise Refused(TIME_RAN_OUT, name=who[0], other=who[1])
+
+
+async def load_table(storage: Storage, game_id: str) -> Table:
+    table = await storage.games.load(game_id)
+    if table is None:
+        raise Refused("This game is over or no longer exists.")
+    return table
+
+
+def message_of(query: CallbackQuery) -> MaybeInaccessibleMessage:
+    """The message under the pressed button; a press without one (an inline message) is not ours."""
+    if query.message is None:
+        raise BadCallback(f"callback {query.data!r} came without its message")
+    return query.message
+
+
+def menu_owner(cb: Callback, query: CallbackQuery) -> None:
+    if cb.user != query.from_user.id:
+        raise Refused("This menu belongs to someone else. Send /newgame to start your own game.")
+
+
+# ---------------------------------------------------------------------- the two guards
+
+Handler = Callable[[Update, ContextTypes.DEFAULT_TYPE], Coroutine[Any, Any, None]]
+CallbackBody = Callable[
+    [Update, ContextTypes.DEFAULT_TYPE, CallbackQuery, Callback, Texts], Awaitable[str | None]
+]
+
+
+def command(fn: Handler) -> Handler:
+    """A command handler: Refused -> the translated reason; Redis down -> "try again"; else on_error.
+    Everything it says to the user is in their language (/settings)."""
+
+    @functools.wraps(fn)
+    async def wrapper(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        deadline = asyncio.get_running_loop().time() + ANSWER_WITHIN
+        with choosing(*await viewer_settings(deps(context), update.effective_user, deadline)):
+            await guarded(update, context, deadline)
+
+    async def guarded(update: Update, context: ContextTypes.DEFAULT_TYPE, deadline: float) -> None:
+        t = user_texts(update)
+        chat = update.effective_chat
+        try:
+            async with asyncio.timeout_at(deadline):
+                await fn(update, context)
+        except Refused as refusal:
+            if chat:
+                deps(context).say(chat.id, t.gettext(refusal.msgid, **refusal.params))
+        except ChatBusy:
+            if chat:
+                deps(context).say(chat.id, t.gettext(GAME_ON))
+        except (StorageTimeout, TimeoutError) as err:
+            log.warning(
+                "%s: redis did not answer in time: %s", fn.__name__, str(err) or "the update's deadline"
+            )
+            if chat:
+                deps(context).say(chat.id, t.gettext(TRY_AGAIN_SOON))
+        except StorageUnavailable:
+            log.exception("storage unavailable in %s", fn.__name__)
+            if chat:
+                deps(context).say(chat.id, t.gettext(TRY_AGAIN))
+
+    return wrapper
+
+
+def button(fn: CallbackBody) -> Handler:
+    """A callback handler: decodes the data and always answers the query (with an alert when refused), as
+    soon as the press is decided and saved; what it shows (boards, messages) starts after the answer. The
+    alert and everything else said to the presser are in their language (/settings)."""
+
+    @functools.wraps(fn)
+    async def wrapper(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        deadline = asyncio.get_running_loop().time() + ANSWER_WITHIN
+        with choosing(*await viewer_settings(deps(context), update.effective_user, deadline)):
+            await guarded(update, context, deadline)
+
+    async def guarded(update: Update, context: ContextTypes.DEFAULT_TYPE, deadline: float) -> None:
+        query = update.callback_query
+        assert query is not None
+        t = user_texts(update)
+        alert: str | None = None
+        with answering() as answered:
+            try:
+                async with asyncio.timeout_at(deadline):
+                    cb = callbacks.decode(query.data)
+                    await check_home(deps(context), query, cb, context.bot.username)
+                    alert = await fn(update, context, query, cb, t)
+            except BadCallback as err:
+                log.info("bad callback data from user %s: %s", query.from_user.id, err)
+                alert = t.gettext("This button is not valid.")
+            except Refused as refusal:
+                alert = t.gettext(refusal.msgid, **refusal.params)
+            except VersionConflict:
+                alert = t.gettext(QUICKER)
+            except ChatBusy:
+                alert = t.gettext(GAME_ON)
+            except Gone:
+                alert = t.gettext("This game is no longer open.")
+            except (StorageTimeout, TimeoutError) as err:
+                log.warning(
+                    "%s: redis did not answer in time: %s", fn.__name__, str(err) or "the update's deadline"
+                )
+                alert = t.gettext(TRY_AGAIN_SOON)
+            except StorageUnavailable:
+                log.exception("storage unavailable in %s", fn.__name__)
+                alert = t.gettext(TRY_AGAIN)
+            except ComputerBusy as err:
+                log.warning("press refused: %s", err)
+                alert = t.gettext(COMPUTER_BUSY)
+            except Exception:
+                alert = t.gettext(WENT_WRONG)
+                raise  # on_error logs it with the update
+            finally:
+                await answer(query, alert)
+                if not answered.done():
+                    answered.set_result(None)
+
+    return wrapper
+
+
+async def answer(query: CallbackQuery, alert: str | None) -> None:
+    """Answer a press; a dropped connection is retried once (the press is done either way)."""
+    for attempt in (1, 2):
+        try:
+            await query.answer(alert, show_alert=bool(alert))
+            return
+        except BadRequest as err:  # an old query, answered already
+            log.warning("could not answer callback query %s: %s", query.id, err.message)
+            return
+        except NetworkError as err:
+            if attempt == 2 or isinstance(err, TimedOut):
+                log.warning("could not answer callback query %s: %s", query.id, err)
+                return
+        except Exception:  # anything else: the press is done either way
+            log.warning("could not answer callback query %s", query.id, exc_info=True)
+            return
+
+
+async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Log every error with the update; a user whose update failed gets a short line."""
+    log.error("error while handling update %s", getattr(update, "update_id", "-"), exc_info=context.error)
+    if isinstance(update, Update) and update.effective_chat is not None and update.callback_query is None:
+        user = update.effective_user
+        known = None if user is None else deps(context).settings.peek(user.id)  # no Redis read here
+        with choosing(None if user is None else user.id, known):
+            t = user_texts(update)
+        line = TRY_AGAIN if isinstance(context.error, StorageUnavailable) else WENT_WRONG
+        deps(context).say(update.effective_chat.id, t.gettext(line))

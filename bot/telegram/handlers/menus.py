@@ -1,0 +1,327 @@
+"""Starting games: the variant and opponent menus, group lobbies, invitation links, games with the computer.
+
+Every start is one atomic step in Redis (bot/storage/games.py): a chat has at most one live game and one open
+lobby, a lobby or an invitation starts at most one game, and a player in a game cannot be pulled into a
+second one by a race of two starts."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from telegram import CallbackQuery, Update
+from telegram.constants import ChatType
+from telegram.ext import ContextTypes
+
+from bot.i18n import Texts, texts
+from bot.model import flow
+from bot.model.flow import Refused
+from bot.model.game_format import GameFormat
+from bot.model.table import Invite, Lobby, Person, new_id
+from bot.storage import ChatBusy, Gone, LobbyTaken, VersionConflict
+from bot.telegram import button_homes
+from bot.telegram.callbacks import BadCallback, Callback
+from bot.telegram.handlers.common import (
+    GAME_ON,
+    active_game,
+    button,
+    deps,
+    game_seeds,
+    menu_owner,
+    message_of,
+    person,
+    user_texts,
+)
+from bot.telegram.keyboards import (
+    LEVELS,
+    invite_markup,
+    level_menu,
+    lobby_markup,
+    opponent_menu,
+    variant_menu,
+)
+from bot.telegram.names import display_name
+from bot.views.captions import level_name, variant_name
+
+
+@button
+async def on_variant(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """The variant was picked: a group gets a lobby; a private chat picks the opponent."""
+    menu_owner(cb, query)
+    message = message_of(query)
+    d = deps(context)
+    if message.chat.type == ChatType.PRIVATE:
+        d.edit_text(
+            message.chat.id,
+            message.message_id,
+            t.gettext("{variant}: who will you play?", variant=variant_name(t, cb.variant)),
+            opponent_menu(t, cb.user, cb.variant),
+        )
+        return None
+    lobby = Lobby(
+        id=new_id(),
+        chat_id=message.chat.id,
+        game=cb.variant,
+        starter=person(query.from_user),
+        message_id=message.message_id,
+    )
+    try:
+        replaced = await d.storage.rooms.open_lobby(lobby)
+    except LobbyTaken as taken:
+        if taken.lobby is None:
+            raise Refused(GAME_ON) from None
+        raise Refused(
+            "{name} has already opened a game here: press Join on it, or wait until it is over.",
+            name=taken.lobby.starter.name,
+        ) from None
+    await d.storage.users.set_home(f"{message.chat.id}:{message.message_id}", button_homes.lobby(lobby.id))
+    if replaced is not None and replaced.message_id not in (None, message.message_id):
+        assert replaced.message_id is not None
+        d.edit_text(message.chat.id, replaced.message_id, t.gettext("This game was replaced by a new one."))
+    d.edit_text(
+        message.chat.id,
+        message.message_id,
+        t.gettext(
+            "{name} wants to play {variant}. Who will play? Press Join.",
+            name=lobby.starter.name,
+            variant=variant_name(t, cb.variant),
+        ),
+        lobby_markup(t, lobby.id),
+    )
+    return None
+
+
+@button
+async def on_variant_cube(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """The cube (and Jacoby) switch of /newgame's menu: the menu is shown again with it."""
+    menu_owner(cb, query)
+    message = message_of(query)
+    flags = "" if cb.choice == "-" else cb.choice
+    deps(context).edit_markup(message.chat.id, message.message_id, variant_menu(t, cb.user, flags))
+    return None
+
+
+@button
+async def on_join(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """Someone joined a group lobby: the game starts on a new board message."""
+    message = message_of(query)
+    d = deps(context)
+    lobby = await d.storage.rooms.lobby(message.chat.id)
+    if lobby is None or lobby.id != cb.lobby:
+        if await d.storage.games.load(cb.lobby) is not None:
+            raise Refused("This game already has two players.")
+        raise Refused("This game is no longer open.")
+    if lobby.starter.user_id == query.from_user.id:
+        raise Refused("Wait for someone else to join your game.")
+    table = await flow.start_table(
+        lobby.id,
+        "group",
+        lobby.game,
+        lobby.starter,
+        person(query.from_user),
+        lobby.starter.lang,
+        d.dice,
+        d.computer,
+        chat_id=message.chat.id,
+        seeds=await game_seeds(d, lobby.starter, person(query.from_user)),
+    )
+    table = replace(d.stamped(table), title=display_name(message.chat.title or "", "") or None)
+    try:
+        await d.storage.rooms.start_from_lobby(lobby, table)
+    except (Gone, VersionConflict):
+        if await d.storage.games.load(cb.lobby) is not None:
+            raise Refused("This game already has two players.") from None
+        raise Refused("This game is no longer open.") from None
+    lt = texts(lobby.starter.lang)
+    d.edit_text(
+        message.chat.id,
+        message.message_id,
+        lt.gettext(
+            "{variant}: {white} vs {black}. The game is on!",
+            variant=variant_name(lt, lobby.game),
+            white=table.players[0].name,
+            black=table.players[1].name,
+        ),
+    )
+    d.boards.show(table)
+    return None
+
+
+@button
+async def on_cancel_lobby(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """The starter cancels the lobby."""
+    message = message_of(query)
+    d = deps(context)
+    lobby = await d.storage.rooms.lobby(message.chat.id)
+    if lobby is None or lobby.id != cb.lobby:
+        raise Refused("This game is no longer open.")
+    if lobby.starter.user_id != query.from_user.id:
+        raise Refused("Only {name} can cancel this game.", name=lobby.starter.name)
+    if not await d.storage.rooms.close_lobby(message.chat.id, lobby.id):
+        raise Refused("This game is no longer open.")
+    d.edit_text(
+        message.chat.id, message.message_id, texts(lobby.starter.lang).gettext("The game was cancelled.")
+    )
+    return None
+
+
+@button
+async def on_opponent(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """Private chat: the computer (then a level) or a friend (an invitation link). The menu's third choice,
+    🎲 Find an opponent (a stranger), is bot/telegram/handlers/quickmatch.py's."""
+    menu_owner(cb, query)
+    message = message_of(query)
+    d = deps(context)
+    if cb.who == "c":  # the computer plays without a clock
+        untimed = str(GameFormat.parse(cb.variant).untimed())
+        d.edit_text(
+            message.chat.id,
+            message.message_id,
+            t.gettext("{variant} against the computer. Which level?", variant=variant_name(t, untimed)),
+            level_menu(t, cb.user, untimed),
+        )
+        return None
+    if await active_game(d.storage, message.chat.id) is not None:
+        raise Refused(GAME_ON)
+    invite = Invite(
+        token=new_id(12), game=cb.variant, starter=person(query.from_user), message_id=message.message_id
+    )
+    await d.storage.rooms.put_invite(invite)
+    await d.storage.users.set_home(
+        f"{message.chat.id}:{message.message_id}", button_homes.invite(invite.token)
+    )
+    link = f"https://t.me/{context.bot.username}?start={invite.token}"
+    d.edit_text(
+        message.chat.id,
+        message.message_id,
+        t.gettext(
+            "{variant} with a friend. Send them this link; the game starts when they "
+            "open it (the link works once, for 24 hours):\n{link}",
+            variant=variant_name(t, cb.variant),
+            link=link,
+        ),
+        invite_markup(t, link, invite.token),
+    )
+    return None
+
+
+@button
+async def on_cancel_invite(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """The starter withdraws the invitation."""
+    message = message_of(query)
+    d = deps(context)
+    invite = await d.storage.rooms.peek_invite(cb.token)
+    if invite is None or invite.starter.user_id != query.from_user.id:
+        raise Refused("This invitation is no longer open.")
+    await d.storage.rooms.cancel_invite(query.from_user.id)
+    d.edit_text(message.chat.id, message.message_id, t.gettext("The invitation was withdrawn."))
+    return None
+
+
+@button
+async def on_level(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """A game against the computer at the chosen level starts."""
+    menu_owner(cb, query)
+    if cb.level not in LEVELS:
+        raise BadCallback(f"unknown level {cb.level!r}")
+    message = message_of(query)
+    d = deps(context)
+    if await active_game(d.storage, message.chat.id) is not None:
+        raise Refused(GAME_ON)
+    me = person(query.from_user)
+    computer = Person(0, "computer", me.lang, level=cb.level)
+    table = await flow.start_table(
+        flow.new_game_id(),
+        "computer",
+        cb.variant,
+        me,
+        computer,
+        me.lang,
+        d.dice,
+        d.computer,
+        seeds=await game_seeds(d, me, computer),
+    )
+    table = d.stamped(table)
+    await d.storage.games.create(table)  # ChatBusy if a game started meanwhile: the guard says so
+    d.edit_text(
+        message.chat.id,
+        message.message_id,
+        t.gettext(
+            "{variant} against the computer ({level}). Good luck!",
+            variant=variant_name(t, cb.variant),
+            level=level_name(t, cb.level),
+        ),
+    )
+    d.boards.show(table)
+    return None
+
+
+async def accept_invite(update: Update, context: ContextTypes.DEFAULT_TYPE, token: str) -> None:
+    """A friend opened t.me/<bot>?start=<token>: the game starts in both private chats."""
+    t = user_texts(update)
+    user = update.effective_user
+    assert user is not None
+    d = deps(context)
+    invite = await d.storage.rooms.peek_invite(token)
+    if invite is None:
+        raise Refused("This invitation has expired or was already used.")
+    if invite.starter.user_id == user.id:
+        raise Refused("This is your own invitation. Send the link to a friend.")
+    if await active_game(d.storage, user.id) is not None:
+        raise Refused(GAME_ON)
+    if await active_game(d.storage, invite.starter.user_id) is not None:
+        if await d.storage.rooms.peek_invite(token) is None:  # used meanwhile: that game is this invitation's
+            raise Refused("This invitation has expired or was already used.")
+        raise Refused("{name} is already playing another game.", name=invite.starter.name)
+    me = person(user)
+    table = await flow.start_table(
+        flow.new_game_id(),
+        "friend",
+        invite.game,
+        invite.starter,
+        me,
+        invite.starter.lang,
+        d.dice,
+        d.computer,
+        seeds=await game_seeds(d, invite.starter, me),
+    )
+    table = d.stamped(table)
+    try:
+        await d.storage.rooms.start_from_invite(invite, table)
+    except Gone:
+        raise Refused("This invitation has expired or was already used.") from None
+    except ChatBusy:  # a game started meanwhile in one of the two private chats
+        if await d.storage.rooms.peek_invite(token) is None:
+            raise Refused("This invitation has expired or was already used.") from None
+        if await active_game(d.storage, user.id) is not None:
+            raise Refused(GAME_ON) from None
+        raise Refused("{name} is already playing another game.", name=invite.starter.name) from None
+    d.boards.show(table)
+    st = texts(invite.starter.lang)
+    if invite.message_id is not None:
+        d.edit_text(
+            invite.starter.user_id,
+            invite.message_id,
+            st.gettext("{name} accepted your invitation. The game is on!", name=me.name),
+        )
+    d.say(
+        user.id,
+        t.gettext(
+            "You are playing {variant} with {name}.",
+            variant=variant_name(t, invite.game),
+            name=invite.starter.name,
+        ),
+    )

@@ -1,0 +1,2 @@
+"""A game in words and as a picture's view, shared by the fronts: captions and status lines (captions) and
+the render.view BoardView of a table (board_view)."""
