@@ -49,6 +49,11 @@ UPDATE_COMMAND = "python -m bot.i18n update"
 KEYWORDS: dict[str, Any] = {"gettext": None, "ngettext": (1, 2), "N_": None, "Refused": None}
 
 
+def N_(message: str) -> str:
+    """Marks a message id for extraction into the catalogue; translated later with Texts.gettext."""
+    return message
+
+
 def language_of(language_code: str | None) -> str:
     """The catalogue for a Telegram language code (an IETF tag such as "uk", "pt-br", "ru-RU"): its primary
     subtag when the bot speaks it, English otherwise."""

@@ -21,10 +21,11 @@ from bot.i18n import Texts
 from bot.model import flow
 from bot.model.flow import Refused
 from bot.model.table import Table
+from bot.service.context import load as load_game
 from bot.storage import StorageError
 from bot.telegram import display
 from bot.telegram.callbacks import Callback
-from bot.telegram.handlers.common import COMPUTER_BUSY, N_, WENT_WRONG, Deps, button, deps, load_table
+from bot.telegram.handlers.common import COMPUTER_BUSY, N_, WENT_WRONG, Deps, button, deps
 from bot.telegram.handlers.records import ON_ITS_WAY, SENT_PRIVATELY, about, destination, post_and_wait
 from bot.views.captions import names
 from bot.workers.computer import ComputerBusy, HintRequest, Review, think
@@ -52,7 +53,7 @@ async def on_analyse(
 ) -> str | None:
     """📊 Analysis: the finished game's plays judged, by a player of the game."""
     d = deps(context)
-    table = await load_table(d.storage, cb.game)
+    table = await load_game(d, cb.game)
     game = flow.finished_game(table, cb.number)
     if table.side_of(query.from_user.id) is None:
         raise Refused(PLAYERS_ONLY)
@@ -205,7 +206,7 @@ async def on_hint(
 ) -> str | None:
     """💡: the best plays for the player on turn and their chance to win, as an alert only they see."""
     d = deps(context)
-    table = await load_table(d.storage, cb.game)
+    table = await load_game(d, cb.game)
     if (
         table.changes_ratings
     ):  # never offered on such a board (bot/telegram/keyboards.py hinted): a forged press

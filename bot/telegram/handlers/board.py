@@ -9,27 +9,21 @@ message, while that board is not known to show the latest version, redraws it an
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import replace
-
 from telegram import CallbackQuery, Update
 from telegram.ext import ContextTypes
 
 from bot.i18n import Texts
-from bot.model import flow
 from bot.model.flow import Refused
 from bot.model.table import Table
-from bot.storage import ChatBusy
+from bot.service import games
+from bot.service.context import load as load_game
 from bot.telegram.callbacks import BadCallback, Callback
 from bot.telegram.handlers.claims import offer_claim
 from bot.telegram.handlers.common import (
     N_,
     Deps,
-    apply_flag,
     button,
     deps,
-    game_seeds,
-    load_table,
     menu_owner,
     message_of,
     person,
@@ -67,40 +61,14 @@ async def check_board(d: Deps, table: Table, query: CallbackQuery, version: int)
     raise Refused(BOARD_CHANGED)
 
 
-async def commit(d: Deps, old: Table, new: Table) -> Table:
-    """Save a change (compare-and-set) and have its boards drawn once the press is answered. A game of a
-    match that this change ended is followed, in the same step, by the match's next game (its dice from
-    the players' dice secrets drawn before it, as any game's)."""
-    if flow.match_goes_on(new):
-        new = await flow.next_match_game(new, d.dice, d.computer, await game_seeds(d, *new.players))
-    new = d.stamped(new)
-    await d.storage.games.save(new)
-    d.boards.show(new, previous=old)
-    return new
-
-
 async def pressed_board(d: Deps, query: CallbackQuery, cb: Callback, t: Texts) -> Table:
     """The game under a press on its board's move buttons, Undo or Done: the board checked to be the current
     one (else it is healed or the press refused), and an idle opponent's claim offered where due."""
-    table = await load_table(d.storage, cb.game)
-    await apply_flag(d, table)
+    table = await load_game(d, cb.game)
+    await games.apply_flag(d, table)
     await check_board(d, table, query, cb.version)
     await offer_claim(d, table, query, t)
     return table
-
-
-async def press_moves(
-    d: Deps, query: CallbackQuery, cb: Callback, t: Texts, make: Callable[[Table, int], Table]
-) -> None:
-    """A press that makes moves (`make`: the flow's step, given the table and the presser); for a player who
-    does not confirm turns with ✅ Done (their /settings: off, or auto in a group game), the moves that
-    leave nothing to choose end the turn."""
-    table = await pressed_board(d, query, cb, t)
-    uid = query.from_user.id
-    moved = make(table, uid)
-    if not (await d.settings.get(uid)).confirms(table.mode):
-        moved = await flow.end_turn_if_done(table, moved, uid, d.dice, d.computer)
-    await commit(d, table, moved)
 
 
 @button
@@ -108,14 +76,10 @@ async def on_move(
     update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
 ) -> str | None:
     """A single move of the player on turn (m:), or one checker moved twice (mm:)."""
+    d = deps(context)
+    table = await pressed_board(d, query, cb, t)
     then = cb.then if cb.action == "mm" else None
-    await press_moves(
-        deps(context),
-        query,
-        cb,
-        t,
-        lambda table, uid: flow.press_move(table, uid, cb.version, cb.src, cb.die, then),
-    )
+    await games.move(d, table, query.from_user.id, cb.version, cb.src, cb.die, then)
     return None
 
 
@@ -124,9 +88,9 @@ async def on_play(
     update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
 ) -> str | None:
     """A whole play in one press (p:), offered when a turn has few plays."""
-    await press_moves(
-        deps(context), query, cb, t, lambda table, uid: flow.press_play(table, uid, cb.version, cb.play_moves)
-    )
+    d = deps(context)
+    table = await pressed_board(d, query, cb, t)
+    await games.play(d, table, query.from_user.id, cb.version, cb.play_moves)
     return None
 
 
@@ -136,8 +100,7 @@ async def on_undo(
 ) -> str | None:
     """Take back the last single move of this turn."""
     d = deps(context)
-    table = await pressed_board(d, query, cb, t)
-    await commit(d, table, flow.press_undo(table, query.from_user.id, cb.version))
+    await games.undo(d, await pressed_board(d, query, cb, t), query.from_user.id, cb.version)
     return None
 
 
@@ -147,17 +110,11 @@ async def on_done(
 ) -> str | None:
     """End the turn; the opponent's dice are rolled (and the computer plays)."""
     d = deps(context)
-    table = await pressed_board(d, query, cb, t)
-    await commit(d, table, await flow.press_done(table, query.from_user.id, cb.version, d.dice, d.computer))
+    await games.done(d, await pressed_board(d, query, cb, t), query.from_user.id, cb.version)
     return None
 
 
-CUBE_PRESSES = {
-    "cr": flow.press_roll,
-    "cd": flow.press_double,
-    "ct": flow.press_take,
-    "cp": flow.press_pass,
-}
+CUBE_ACTIONS = {"cr": "roll", "cd": "double", "ct": "take", "cp": "pass"}
 
 
 @button
@@ -167,8 +124,7 @@ async def on_cube(
     """With the cube: 🎲 Roll or Double before a roll (cr:, cd:); Take or Pass a double (ct:, cp:)."""
     d = deps(context)
     table = await pressed_board(d, query, cb, t)
-    press = CUBE_PRESSES[cb.action]
-    await commit(d, table, await press(table, query.from_user.id, cb.version, d.dice, d.computer))
+    await games.cube(d, table, query.from_user.id, cb.version, CUBE_ACTIONS[cb.action])
     return None
 
 
@@ -182,11 +138,11 @@ async def on_resign_answer(
     message = None if inline else message_of(query)
     menu_owner(cb, query)
     d = deps(context)
-    table = await load_table(d.storage, cb.game)
+    table = await load_game(d, cb.game)
     if table.side_of(query.from_user.id) is None:
         raise Refused("You are not playing in this game.")
     if cb.action != "rn":
-        await apply_flag(d, table)
+        await games.apply_flag(d, table)
     if cb.action == "rn":
         if message is not None:
             where = f"{message.chat.id}:{message.message_id}"
@@ -194,7 +150,7 @@ async def on_resign_answer(
             d.edit_text(message.chat.id, message.message_id, t.gettext("Play on!"))
         return None
     whole = cb.action == "rm"
-    await commit(d, table, flow.resign(table, query.from_user.id, cb.number, whole_match=whole))
+    await games.resign(d, table, query.from_user.id, cb.number, whole_match=whole)
     if message is not None:
         name = person(query.from_user).name
         said = (
@@ -212,23 +168,14 @@ async def on_rematch(
 ) -> str | None:
     """The next game of the series, on new board messages (the old ones lose their keyboards)."""
     d = deps(context)
-    table = await load_table(d.storage, cb.game)
+    table = await load_game(d, cb.game)
     await check_board(d, table, query, cb.version)
-    flow.check_rematch(table, query.from_user.id, cb.version)  # before the players' dice secrets are taken
-    seeds = await game_seeds(d, *table.players)
-    new = d.stamped(await flow.rematch(table, query.from_user.id, cb.version, d.dice, d.computer, seeds))
-    if table.mode == "inline":  # an inline game goes on in its one message
-        await commit(d, table, new)
-        return None
-    try:  # one step: the version check, the chats (none may have started another game), the old boards
-        await d.storage.games.save(new, new_boards=True)
-    except ChatBusy:
-        raise Refused("A new game has already started.") from None
-    for target in table.targets:
-        message_id = table.messages.get(target.key)
-        if message_id is not None:
-            d.edit_markup(target.chat_id, message_id, None)
-    d.boards.show(replace(new, messages={}, shown={}))
+    await games.rematch(d, table, query.from_user.id, cb.version)
+    if table.mode != "inline":
+        for target in table.targets:
+            message_id = table.messages.get(target.key)
+            if message_id is not None:
+                d.edit_markup(target.chat_id, message_id, None)
     return None
 
 

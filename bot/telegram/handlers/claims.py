@@ -17,23 +17,22 @@ from bot.i18n import Texts, texts
 from bot.model import waiting
 from bot.model.flow import Refused
 from bot.model.table import Table, Target
+from bot.service import games
+from bot.service.context import load as load_game
 from bot.telegram import button_homes
 from bot.telegram.callbacks import Callback
 from bot.telegram.handlers.common import (
     N_,
     Deps,
     active_game,
-    apply_flag,
     button,
     command,
     deps,
-    load_table,
     menu_owner,
     person,
     user_texts,
 )
 from bot.telegram.keyboards import claim_markup
-from engine import Side
 
 CLAIM_OFFER = N_("{name} has not moved for a long time. You may claim the win: press the button below.")
 CLAIM_AGAIN = N_(
@@ -73,7 +72,7 @@ async def claim_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
     table = await active_game(d.storage, chat.id)
     if table is None:
         raise Refused("There is no game going on here.")
-    gone = await unreachable_sides(d, table)
+    gone = await games.unreachable_sides(d, table)
     idle = waiting.check_claim(table, user.id, d.clock(), d.claim_after, gone)
     d.say(
         chat.id,
@@ -90,12 +89,9 @@ async def on_claim(
     """Claim win: the idle player loses as if they resigned."""
     menu_owner(cb, query)
     d = deps(context)
-    table = await load_table(d.storage, cb.game)
-    await apply_flag(d, table)
-    gone = await unreachable_sides(d, table)
-    new = d.stamped(waiting.claim(table, query.from_user.id, cb.version, d.clock(), d.claim_after, gone))
-    await d.storage.games.save(new)
-    d.boards.show(new, previous=table)
+    table = await load_game(d, cb.game)
+    await games.apply_flag(d, table)
+    await games.claim(d, table, query.from_user.id, cb.version)
     if query.message is not None:
         d.edit_text(
             query.message.chat.id,
@@ -103,14 +99,6 @@ async def on_claim(
             t.gettext("{name} claimed the win.", name=person(query.from_user).name),
         )
     return None
-
-
-async def unreachable_sides(d: Deps, table: Table) -> frozenset[Side]:
-    """The players of a game of two private chats whom the bot could not reach since their board was shown."""
-    if table.mode in ("group", "computer") or table.over:
-        return frozenset()
-    keys = await d.storage.games.unreachable(table.id)
-    return frozenset(Side(i) for i, key in enumerate("wb") if key in keys)
 
 
 async def player_unreachable(d: Deps, table: Table, target: Target) -> None:

@@ -13,20 +13,19 @@ worker acts on it, with several workers and across restarts:
 - a warning: taken once; its player gets one line in their private chat (never in a group: no group's
   budget of 20 messages a minute is spent), with the time left. A player the bot cannot reach is skipped.
 
-A press after the flag fell is lost on time the same way before it counts (common.apply_flag)."""
+A press after the flag fell is lost on time the same way before it counts (bot/service/games.py apply_flag)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
-from dataclasses import replace
 
 from bot.i18n import texts
-from bot.model import waiting
 from bot.model.clock import clock_text
 from bot.model.table import Table
-from bot.storage import StorageError, VersionConflict
+from bot.service import games
+from bot.storage import StorageError
 from bot.storage.keys import WARN_SUFFIX
 from bot.telegram.handlers.common import N_, Deps
 from bot.views.captions import variant_name
@@ -71,17 +70,9 @@ class Clocks:
         return taken
 
     async def _flag(self, table: Table, now: float) -> None:
-        d = self.d
-        if waiting.flagged(table, now) is None:
-            return  # the entry was older than the clock (a press moved it): the save set the right one
-        ended = replace(waiting.time_out(table, now), moved_at=now)
-        try:
-            await d.storage.games.save(ended)
-        except VersionConflict:
-            return  # a press came first: it applied the flag itself, or moved the clock on
-        self.flags += 1
-        log.info("game %s: %s's time ran out", table.id, table.players[table.game.deciding].name)
-        d.boards.show(ended, previous=table)
+        if await games.end_on_time(self.d, table, now):  # else: a press came first, or the clock moved on
+            self.flags += 1
+            log.info("game %s: %s's time ran out", table.id, table.players[table.game.deciding].name)
 
     def _warn(self, table: Table, now: float) -> None:
         clock = table.clock

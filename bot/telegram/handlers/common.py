@@ -6,22 +6,20 @@ import asyncio
 import functools
 import logging
 import re
-import secrets
-import time
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from telegram import CallbackQuery, InlineKeyboardMarkup, MaybeInaccessibleMessage, Update, User
 from telegram.error import BadRequest, NetworkError, TimedOut
 from telegram.ext import ContextTypes
 
-from bot.config import DEFAULT_CLAIM_AFTER, DEFAULT_SEEK_TIMEOUT
+from bot.i18n import N_ as N_
 from bot.i18n import Texts, language_of, texts
-from bot.model import waiting
-from bot.model.flow import ComputerPlayer, DiceSource, Refused, Seeds
+from bot.model.flow import Refused
 from bot.model.table import Person, Table
-from bot.service.settings import Settings, SettingsCache, choosing, current
+from bot.service.context import Services
+from bot.service.settings import Settings, choosing, current
 from bot.storage import (
     ChatBusy,
     Gone,
@@ -39,14 +37,8 @@ from bot.telegram.handlers.rates import Limits
 from bot.telegram.names import user_name
 from bot.telegram.outbox import Outbox, answering
 from bot.workers.computer import ComputerBusy, ComputerProcesses
-from engine.fair_dice import SEED_BYTES
 
 log = logging.getLogger(__name__)
-
-
-def N_(message: str) -> str:
-    """Marks a message id for extraction into the catalog; translated later with Texts.gettext."""
-    return message
 
 
 TRY_AGAIN = N_("The game storage is not available right now. Please try again in a minute.")
@@ -61,23 +53,15 @@ QUICKER = N_("Someone was quicker. Look at the board again.")
 COMPUTER_BUSY = N_("The computer is very busy right now. Press again in a moment.")
 
 
-@dataclass
-class Deps:
-    """What the handlers need, kept in application.bot_data["nardy"]."""
+@dataclass(kw_only=True)
+class Deps(Services):
+    """What the handlers need, kept in application.bot_data["nardy"]: the game service's dependencies and the
+    Telegram front's own (the boards drawn in chats, the per-chat outbox, the inbound limits)."""
 
-    storage: Storage
-    dice: DiceSource
-    computer: ComputerPlayer
     boards: Boards
     outbox: Outbox
-    settings: SettingsCache  # users' /settings, cached in this process (bot/service/settings.py)
-    limits: Limits | None = (
-        None  # inbound limits (bot/telegram/handlers/gate.py); None: none (tests, benchmarks)
-    )
+    limits: Limits | None = None  # inbound limits (bot/telegram/handlers/gate.py); None: none (tests)
     media_chat: int | None = None  # NARDY_MEDIA_CHAT_ID: where inline boards' pictures are uploaded
-    claim_after: float = DEFAULT_CLAIM_AFTER  # seconds of idleness before the opponent may claim
-    seek_timeout: float = DEFAULT_SEEK_TIMEOUT  # seconds a quick-match search waits (NARDY_SEEK_TIMEOUT)
-    clock: Callable[[], float] = time.time  # the bot's clock (the engine never reads one)
     analysts: ComputerProcesses | None = None  # where analyses and hints are worked out (None: a thread)
     background: set[asyncio.Task[None]] = field(default_factory=set)  # work begun after a press's answer
     hints: dict[tuple[str, int], Any] = field(
@@ -99,11 +83,9 @@ class Deps:
         self.background.add(task)
         task.add_done_callback(self.background.discard)
 
-    def stamped(self, table: Table) -> Table:
-        """`table` with the time of this change (the idle-claim clock starts again; a live game's clock
-        runs for the side whose decision it waits for now: waiting.tick)."""
-        now = self.clock()
-        return replace(waiting.tick(table, now), moved_at=now)
+    def changed(self, table: Table, previous: Table | None = None) -> None:
+        """A change was saved: its boards are drawn once the press is answered (bot/telegram/boards.py)."""
+        self.boards.show(table, previous=previous)
 
     def say(
         self,
@@ -239,25 +221,6 @@ async def viewer_settings(
         return user.id, None
 
 
-async def game_seeds(d: Deps, white: Person, black: Person) -> Seeds:
-    """For a game starting now: the players' own dice seeds (/seed; None for a side with none: the
-    computer, or a player who chose random) and their parts of the dice's secret, each person's drawn
-    before this game (its SHA-256 was theirs to see in /seed) and replaced by a fresh one in one step; the
-    computer's part likewise, drawn before the game for its opponent (whose /seed showed its SHA-256 too)."""
-
-    async def one(p: Person, opponent: Person) -> tuple[str | None, str | None]:
-        fresh = secrets.token_hex(SEED_BYTES)
-        if p.is_computer and opponent.reachable:
-            return None, await d.storage.users.take_dice_secret(opponent.user_id, fresh, computer=True)
-        if p.is_computer or not p.reachable:
-            return None, None
-        client = (await d.settings.get(p.user_id)).seed or None
-        return client, await d.storage.users.take_dice_secret(p.user_id, fresh)
-
-    (wc, wp), (bc, bp) = await one(white, black), await one(black, white)
-    return (wc, bc), (wp, bp)
-
-
 async def active_game(storage: Storage, chat_id: int) -> Table | None:
     """The chat's live game, if any (a finished one does not count)."""
     table = await storage.games.game_of_chat(chat_id)
@@ -280,34 +243,6 @@ async def named_game(storage: Storage, name: str) -> tuple[Table, int]:
     if found is None or table is None:
         raise Refused(UNKNOWN_GAME, game=name[:40])
     return table, int(found[2]) if found[2] else table.number
-
-
-TIME_RAN_OUT = N_("⏱ {name}'s time ran out: {other} wins.")
-
-
-async def apply_flag(d: Deps, table: Table) -> None:
-    """A live game whose running side's time ran out by now is lost on time (saved, its boards redrawn)
-    before any press on it counts: Refused says so. Nothing happens while time is left."""
-    now = d.clock()
-    side = waiting.flagged(table, now)
-    if side is None:
-        return
-    ended = replace(waiting.time_out(table, now), moved_at=now)  # not stamped: the clock stopped at the flag
-    try:
-        await d.storage.games.save(ended)
-    except VersionConflict:  # another press or the sweeper applied it (or a move landed) first
-        pass
-    else:
-        d.boards.show(ended, previous=table)
-    who = (table.players[side].name, table.players[side.other].name)
-    raise Refused(TIME_RAN_OUT, name=who[0], other=who[1])
-
-
-async def load_table(storage: Storage, game_id: str) -> Table:
-    table = await storage.games.load(game_id)
-    if table is None:
-        raise Refused("This game is over or no longer exists.")
-    return table
 
 
 def message_of(query: CallbackQuery) -> MaybeInaccessibleMessage:

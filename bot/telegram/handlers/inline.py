@@ -36,11 +36,13 @@ from bot.model import flow
 from bot.model.flow import Refused
 from bot.model.game_format import GameFormat
 from bot.model.table import Challenge
+from bot.service.context import game_seeds
+from bot.service.context import load as load_game
 from bot.storage import Gone, StorageError
 from bot.storage.keys import CHALLENGE_TTL
 from bot.telegram import button_homes, display
 from bot.telegram.callbacks import Callback
-from bot.telegram.handlers.common import N_, Deps, button, deps, game_seeds, load_table, person, user_texts
+from bot.telegram.handlers.common import N_, Deps, button, deps, person, user_texts
 from bot.telegram.keyboards import board_markup, challenge_markup, inline_menu_markup
 from bot.views.board_view import start_view
 from bot.views.captions import variant_name
@@ -257,7 +259,7 @@ async def on_inline_menu(
     """A player opens the inline board's menu: resign (theirs), claim the win, back to the board."""
     inline_id = _card_of(query)
     d = deps(context)
-    table = await load_table(d.storage, cb.game)
+    table = await load_game(d, cb.game)
     if table.board_of_inline(inline_id) is None:
         raise Refused("This board is out of date. Use the latest message.")
     if table.side_of(query.from_user.id) is None:
@@ -275,7 +277,7 @@ async def on_inline_back(
     """Back from the menu to the board's move buttons."""
     inline_id = _card_of(query)
     d = deps(context)
-    table = await load_table(d.storage, cb.game)
+    table = await load_game(d, cb.game)
     target = table.board_of_inline(inline_id)
     if target is None:
         raise Refused("This board is out of date. Use the latest message.")

@@ -17,6 +17,7 @@ from bot.model import flow
 from bot.model.flow import Refused
 from bot.model.game_format import GameFormat
 from bot.model.table import Invite, Lobby, Person, new_id
+from bot.service.context import game_seeds
 from bot.storage import ChatBusy, Gone, LobbyTaken, VersionConflict
 from bot.telegram import button_homes
 from bot.telegram.callbacks import BadCallback, Callback
@@ -25,7 +26,6 @@ from bot.telegram.handlers.common import (
     active_game,
     button,
     deps,
-    game_seeds,
     menu_owner,
     message_of,
     person,

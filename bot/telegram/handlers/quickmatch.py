@@ -38,6 +38,7 @@ from bot.i18n import Texts, texts
 from bot.model import flow
 from bot.model.flow import Refused
 from bot.model.table import Seeker, Table, new_id
+from bot.service.context import game_seeds
 from bot.storage import ChatBusy, Gone, StorageError, VersionConflict
 from bot.storage.keys import SEEK_GRACE
 from bot.telegram import button_homes, display
@@ -49,7 +50,6 @@ from bot.telegram.handlers.common import (
     active_game,
     button,
     deps,
-    game_seeds,
     has_buttons,
     menu_owner,
     message_of,

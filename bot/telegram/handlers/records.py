@@ -22,9 +22,10 @@ from bot.i18n import Texts
 from bot.model import flow
 from bot.model.flow import Refused
 from bot.model.table import Table
+from bot.service.context import load as load_game
 from bot.telegram import display
 from bot.telegram.callbacks import Callback
-from bot.telegram.handlers.common import N_, Deps, button, command, deps, load_table, named_game, user_texts
+from bot.telegram.handlers.common import N_, Deps, button, command, deps, named_game, user_texts
 from bot.views.captions import names, points, variant_name, win_kind
 from bot.workers.computer import think
 from bot.workers.pictures import ReplayRequest
@@ -117,7 +118,7 @@ async def on_export(
 ) -> str | None:
     """📄 Record: the finished game's record as a file."""
     d = deps(context)
-    table = await load_table(d.storage, cb.game)
+    table = await load_game(d, cb.game)
     game = flow.finished_game(table, cb.number)
     may_see(table, query.from_user.id)
     chat = destination(query)
@@ -174,7 +175,7 @@ async def on_replay(
 ) -> str | None:
     """🎞 Replay: the finished game as an animation (drawn once, then sent again by its file_id)."""
     d = deps(context)
-    table = await load_table(d.storage, cb.game)
+    table = await load_game(d, cb.game)
     game = flow.finished_game(table, cb.number)
     may_see(table, query.from_user.id)
     chat = destination(query)
