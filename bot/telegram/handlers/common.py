@@ -20,6 +20,8 @@ from bot.model.flow import Refused
 from bot.model.table import Person, Table
 from bot.service.context import Services
 from bot.service.settings import Settings, choosing, current
+from bot.service.starts import GAME_ON as GAME_ON
+from bot.service.starts import active_game as active_game
 from bot.storage import (
     ChatBusy,
     Gone,
@@ -48,7 +50,6 @@ TRY_AGAIN_SOON = N_("The game storage is slow to answer right now. Please try ag
 # within about 3 s whatever Redis does (Telegram drops a press's answer after about 10 s).
 ANSWER_WITHIN = 2.5
 WENT_WRONG = N_("Something went wrong. Please try again.")
-GAME_ON = N_("A game is already going on here. Finish it or /resign first.")
 QUICKER = N_("Someone was quicker. Look at the board again.")
 COMPUTER_BUSY = N_("The computer is very busy right now. Press again in a moment.")
 
@@ -219,12 +220,6 @@ async def viewer_settings(
     except (StorageError, TimeoutError) as err:
         log.warning("settings of user %s unavailable: %s", user.id, err)
         return user.id, None
-
-
-async def active_game(storage: Storage, chat_id: int) -> Table | None:
-    """The chat's live game, if any (a finished one does not count)."""
-    table = await storage.games.game_of_chat(chat_id)
-    return table if table is not None and not table.over else None
 
 
 UNKNOWN_GAME = N_("I know no game {game}: games are kept 7 days after they end.")

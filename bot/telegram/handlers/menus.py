@@ -6,19 +6,16 @@ second one by a race of two starts."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from telegram import CallbackQuery, Update
 from telegram.constants import ChatType
 from telegram.ext import ContextTypes
 
 from bot.i18n import Texts, texts
-from bot.model import flow
 from bot.model.flow import Refused
 from bot.model.game_format import GameFormat
-from bot.model.table import Invite, Lobby, Person, new_id
-from bot.service.context import game_seeds
-from bot.storage import ChatBusy, Gone, LobbyTaken, VersionConflict
+from bot.model.table import Invite, Lobby, new_id
+from bot.service import starts
+from bot.storage import LobbyTaken
 from bot.telegram import button_homes
 from bot.telegram.callbacks import BadCallback, Callback
 from bot.telegram.handlers.common import (
@@ -111,32 +108,8 @@ async def on_join(
     """Someone joined a group lobby: the game starts on a new board message."""
     message = message_of(query)
     d = deps(context)
-    lobby = await d.storage.rooms.lobby(message.chat.id)
-    if lobby is None or lobby.id != cb.lobby:
-        if await d.storage.games.load(cb.lobby) is not None:
-            raise Refused("This game already has two players.")
-        raise Refused("This game is no longer open.")
-    if lobby.starter.user_id == query.from_user.id:
-        raise Refused("Wait for someone else to join your game.")
-    table = await flow.start_table(
-        lobby.id,
-        "group",
-        lobby.game,
-        lobby.starter,
-        person(query.from_user),
-        lobby.starter.lang,
-        d.dice,
-        d.computer,
-        chat_id=message.chat.id,
-        seeds=await game_seeds(d, lobby.starter, person(query.from_user)),
-    )
-    table = replace(d.stamped(table), title=display_name(message.chat.title or "", "") or None)
-    try:
-        await d.storage.rooms.start_from_lobby(lobby, table)
-    except (Gone, VersionConflict):
-        if await d.storage.games.load(cb.lobby) is not None:
-            raise Refused("This game already has two players.") from None
-        raise Refused("This game is no longer open.") from None
+    title = display_name(message.chat.title or "", "") or None
+    lobby, table = await starts.join_lobby(d, message.chat.id, cb.lobby, person(query.from_user), title)
     lt = texts(lobby.starter.lang)
     d.edit_text(
         message.chat.id,
@@ -148,7 +121,6 @@ async def on_join(
             black=table.players[1].name,
         ),
     )
-    d.boards.show(table)
     return None
 
 
@@ -239,23 +211,7 @@ async def on_level(
         raise BadCallback(f"unknown level {cb.level!r}")
     message = message_of(query)
     d = deps(context)
-    if await active_game(d.storage, message.chat.id) is not None:
-        raise Refused(GAME_ON)
-    me = person(query.from_user)
-    computer = Person(0, "computer", me.lang, level=cb.level)
-    table = await flow.start_table(
-        flow.new_game_id(),
-        "computer",
-        cb.variant,
-        me,
-        computer,
-        me.lang,
-        d.dice,
-        d.computer,
-        seeds=await game_seeds(d, me, computer),
-    )
-    table = d.stamped(table)
-    await d.storage.games.create(table)  # ChatBusy if a game started meanwhile: the guard says so
+    await starts.against_computer(d, person(query.from_user), cb.variant, cb.level)
     d.edit_text(
         message.chat.id,
         message.message_id,
@@ -265,7 +221,6 @@ async def on_level(
             level=level_name(t, cb.level),
         ),
     )
-    d.boards.show(table)
     return None
 
 
@@ -275,41 +230,8 @@ async def accept_invite(update: Update, context: ContextTypes.DEFAULT_TYPE, toke
     user = update.effective_user
     assert user is not None
     d = deps(context)
-    invite = await d.storage.rooms.peek_invite(token)
-    if invite is None:
-        raise Refused("This invitation has expired or was already used.")
-    if invite.starter.user_id == user.id:
-        raise Refused("This is your own invitation. Send the link to a friend.")
-    if await active_game(d.storage, user.id) is not None:
-        raise Refused(GAME_ON)
-    if await active_game(d.storage, invite.starter.user_id) is not None:
-        if await d.storage.rooms.peek_invite(token) is None:  # used meanwhile: that game is this invitation's
-            raise Refused("This invitation has expired or was already used.")
-        raise Refused("{name} is already playing another game.", name=invite.starter.name)
     me = person(user)
-    table = await flow.start_table(
-        flow.new_game_id(),
-        "friend",
-        invite.game,
-        invite.starter,
-        me,
-        invite.starter.lang,
-        d.dice,
-        d.computer,
-        seeds=await game_seeds(d, invite.starter, me),
-    )
-    table = d.stamped(table)
-    try:
-        await d.storage.rooms.start_from_invite(invite, table)
-    except Gone:
-        raise Refused("This invitation has expired or was already used.") from None
-    except ChatBusy:  # a game started meanwhile in one of the two private chats
-        if await d.storage.rooms.peek_invite(token) is None:
-            raise Refused("This invitation has expired or was already used.") from None
-        if await active_game(d.storage, user.id) is not None:
-            raise Refused(GAME_ON) from None
-        raise Refused("{name} is already playing another game.", name=invite.starter.name) from None
-    d.boards.show(table)
+    invite, _ = await starts.accept_invite(d, token, me)
     st = texts(invite.starter.lang)
     if invite.message_id is not None:
         d.edit_text(
