@@ -579,7 +579,7 @@ def open_board(page: Page, server: StubServer, game: str, init_data: str | None 
     wait_drawn(page)
 
 
-def wait_drawn(page: Page, version: int | None = None, timeout: float = 5000) -> None:
+def wait_drawn(page: Page, version: int | None = None, timeout: float = 15000) -> None:
     """Until the board shows a state (of `version`, if given)."""
     if version is None:
         page.wait_for_selector("#board[data-version]", timeout=timeout)

@@ -32,7 +32,7 @@ from typing import BinaryIO
 
 log = logging.getLogger(__name__)
 
-ROOT = str(Path(__file__).resolve().parent.parent)  # where `bot`, `engine` and `render` are imported from
+ROOT = str(Path(__file__).resolve().parents[2])  # where `bot`, `engine` and `render` are imported from
 RESPAWN_DELAY = 30.0  # seconds between attempts to start a worker after one failed to start
 READY = b"R"
 READY_TIMEOUT = 120.0  # seconds a new worker may take to import and warm up
