@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import re
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
@@ -220,24 +219,6 @@ async def viewer_settings(
     except (StorageError, TimeoutError) as err:
         log.warning("settings of user %s unavailable: %s", user.id, err)
         return user.id, None
-
-
-UNKNOWN_GAME = N_("I know no game {game}: games are kept 7 days after they end.")
-
-
-GAME_NAME = re.compile(r"([A-Za-z0-9_-]{1,32})(?:/([1-9][0-9]{0,5}))?")  # a game id (new_id), "/N"
-
-
-async def named_game(storage: Storage, name: str) -> tuple[Table, int]:
-    """The game a command names, "GAME/N" (N: its number in the series) or "GAME" (the series' current
-    game), as its board's last line writes it: (table, number). Refused if no such game is kept; a name
-    that is no game id (another alphabet, too long: typed, never shown by the bot) is refused before Redis
-    is asked."""
-    found = GAME_NAME.fullmatch(name)
-    table = await storage.games.load(found[1]) if found else None
-    if found is None or table is None:
-        raise Refused(UNKNOWN_GAME, game=name[:40])
-    return table, int(found[2]) if found[2] else table.number
 
 
 def message_of(query: CallbackQuery) -> MaybeInaccessibleMessage:

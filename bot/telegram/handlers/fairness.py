@@ -14,7 +14,8 @@ from telegram.ext import ContextTypes
 from bot.i18n import Texts
 from bot.model.flow import Refused, fair_proof, not_yet
 from bot.model.table import Table
-from bot.telegram.handlers.common import N_, Deps, command, deps, named_game, user_texts
+from bot.service.records import named_game
+from bot.telegram.handlers.common import N_, Deps, command, deps, user_texts
 from bot.views.captions import names
 from engine.fair_dice import SEED_BYTES, FairDiceError, FairSeeds, commitment, verify
 

@@ -23,20 +23,19 @@ from bot.model import flow
 from bot.model.flow import Refused
 from bot.model.table import Table
 from bot.service.context import load as load_game
+from bot.service.records import KINDS, default_kind, export, may_see, named_game, record_file
 from bot.telegram import display
 from bot.telegram.callbacks import Callback
-from bot.telegram.handlers.common import N_, Deps, button, command, deps, named_game, user_texts
+from bot.telegram.handlers.common import N_, Deps, button, command, deps, user_texts
 from bot.views.captions import names, points, variant_name, win_kind
 from bot.workers.computer import think
 from bot.workers.pictures import ReplayRequest
 from engine import Game
-from engine.records import match_to_mat, match_to_text, to_json, to_mat, to_text
 from render.replay import ReplayTexts
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-KINDS = ("mat", "txt", "json")
 ON_ITS_WAY = N_("It is on its way.")
 SENT_MOMENTS_AGO = N_(
     "I sent this file here moments ago: look above. Ask again in a minute for another copy."
@@ -46,36 +45,8 @@ NO_FINISHED_GAME = N_(
     "No finished game to export here. /export GAME/N for another game (its board's last line names it); "
     "add mat, txt or json for the format."
 )
-MAT_SHORT_ONLY = N_("GNU Backgammon's .mat files are for short nardy only: use txt or json.")
-PLAYERS_ONLY = N_("This game's record is for its players only.")
 SEND_AGAIN_AFTER = 60.0  # seconds: the same file is sent to one chat at most once in this time
 POST_WAIT = 300.0  # seconds a send may wait in its chat's queue (a group's pace, a 429's pause)
-
-
-def record_file(t: Texts, table: Table, game: Game, number: int, kind: str) -> tuple[bytes, str]:
-    """The game's record as a file: (bytes, file name). `kind`: mat (short nardy), txt or json."""
-    white, black = names(t, table)
-    if kind in ("mat", "txt") and table.match.is_match and table.over and number == table.number:
-        # the last game of a match: the whole match, every game in one file
-        if kind == "mat" and game.game != "short":
-            raise Refused(MAT_SHORT_ONLY)
-        write = match_to_mat if kind == "mat" else match_to_text
-        text = write(table.match, None, white=white, black=black)
-        return text.encode("utf-8"), f"nardy-{game.game}-{table.id}-match.{kind}"
-    if kind == "mat":
-        if game.game != "short":
-            raise Refused(MAT_SHORT_ONLY)
-        text = to_mat(game, white=white, black=black)
-    elif kind == "txt":
-        text = to_text(game, white=white, black=black)
-    else:
-        text = to_json(game, white=white, black=black)
-    return text.encode("utf-8"), f"nardy-{game.game}-{table.id}-{number}.{kind}"
-
-
-def default_kind(game: Game) -> str:
-    """What the Record button sends: GNU Backgammon's .mat for short nardy, the text record for long."""
-    return "mat" if game.game == "short" else "txt"
 
 
 def about(t: Texts, table: Table, game: Game, number: int) -> str:
@@ -98,13 +69,6 @@ def about(t: Texts, table: Table, game: Game, number: int) -> str:
     return line
 
 
-def may_see(table: Table, user_id: int) -> None:
-    """A group's game is the group's: anyone there may have its files. Any other game (two private
-    chats, an inline message) is its players' only."""
-    if table.mode != "group" and table.side_of(user_id) is None:
-        raise Refused(PLAYERS_ONLY)
-
-
 def destination(query: CallbackQuery) -> int:
     """Where a press's file goes: the board's chat, or the presser's private chat for an inline board."""
     if query.message is not None:
@@ -118,14 +82,11 @@ async def on_export(
 ) -> str | None:
     """📄 Record: the finished game's record as a file."""
     d = deps(context)
-    table = await load_game(d, cb.game)
-    game = flow.finished_game(table, cb.number)
-    may_see(table, query.from_user.id)
+    table, game, number, data, filename = await export(d, t, f"{cb.game}/{cb.number}", query.from_user.id)
     chat = destination(query)
-    if not await d.storage.limits.once(f"export:{table.id}:{cb.number}:{chat}", SEND_AGAIN_AFTER):
+    if not await d.storage.limits.once(f"export:{table.id}:{number}:{chat}", SEND_AGAIN_AFTER):
         return t.gettext(ON_ITS_WAY)
-    data, filename = record_file(t, table, game, cb.number, default_kind(game))
-    send_file(d, chat, data, filename, about(t, table, game, cb.number))
+    send_file(d, chat, data, filename, about(t, table, game, number))
     return t.gettext(SENT_PRIVATELY, bot=context.bot.username) if query.message is None else None
 
 
