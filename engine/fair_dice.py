@@ -1,7 +1,7 @@
 """Provably fair dice: every roll of a game derived from a committed secret and the players' seeds.
 
 Pure and deterministic: the bot draws the server seed from the operating system's CSPRNG and passes it in;
-nothing here is random. The algorithm (README.md, "Provably fair dice"; `scripts/verify_dice.py` is the
+nothing here is random. The algorithm (docs/fairness.md; `scripts/verify_dice.py` is the
 same thing in plain Python for anyone to run):
 
 - server seed: 32 bytes, written as 64 lower-case hex digits; commitment = SHA-256(server seed bytes), hex.

@@ -57,8 +57,7 @@ def _long(level: str) -> Player:
     only (seed 7: it knows the game but has less experience); the beginner today's hand-made evaluation,
     one move deep and a little unsteady. None of them blunders at random. The expert plays the net's
     first impression: a lookahead over the opponent's 21 rolls on its two closest plays gained +0.07
-    (95 % CI -0.18..+0.32, 100 games) a game over the plain net at 60 times the time (README: The
-    computer)."""
+    (95 % CI -0.18..+0.32, 100 games) a game over the plain net at 60 times the time (docs/computer.md)."""
     return {
         "beginner": SearchPlayer(LinearEvaluator(shipped_weights("expert")), noise=0.1),
         "intermediate": SearchPlayer(LongNetEvaluator(packaged_net(INTERMEDIATE_NET))),

@@ -1,6 +1,6 @@
 """Group pace: what a turn of a group game costs in calls to the group (Telegram allows about 20 a minute).
 
-The claim (README, bench/group_pace.py): at most one call per press (the board edit), none for Done (by
+The claim (docs/playing.md, bench/group_pace.py): at most one call per press (the board edit), none for Done (by
 default a group turn ends with its last die) and none for the moves of a play forced after the first
 choice (tests/bot/test_settings.py has that one press). Counted in the fake's call log: no clocks."""
 

@@ -36,7 +36,7 @@ def test_known_vector_of_the_first_rolls_and_the_commitment() -> None:
 
 
 def _by_hand(seed: str, game: str, n: int, white: str, black: str) -> tuple[int, int]:
-    """The README's algorithm, written out once more."""
+    """The algorithm of docs/fairness.md, written out once more."""
     accepted = [
         b % 6 + 1
         for k in range(4)

@@ -1,7 +1,7 @@
 """Provably fair dice: /seed (a player's own seed for their next games) and /verify (a game's dice checked).
 
 Each game's dice derive from a secret server seed, committed to (SHA-256) when the game starts and revealed
-when it ends, and from both players' seeds (engine/fair_dice.py; README.md "Provably fair dice")."""
+when it ends, and from both players' seeds (engine/fair_dice.py; docs/fairness.md)."""
 
 from __future__ import annotations
 
