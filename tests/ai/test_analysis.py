@@ -241,7 +241,9 @@ def _gnubg() -> str | None:
 
 
 def _gnubg_marks(game: Game, tmp_path: Path) -> list[dict[str, object]]:
-    records = pytest.importorskip("engine.records", reason="engine/records.py (to_mat) is not there yet")
+    records = pytest.importorskip(
+        "engine.records.mat", reason="engine/records/mat.py (to_mat) is not there yet"
+    )
     mat, out, script = tmp_path / "game.mat", tmp_path / "marks.json", tmp_path / "analyse.py"
     mat.write_text(records.to_mat(game, white="White", black="Black"), encoding="utf-8")
     script.write_text(_GNUBG_SCRIPT.format(mat=mat, out=out), encoding="utf-8")

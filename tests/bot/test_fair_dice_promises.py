@@ -17,7 +17,7 @@ import redis
 from bot.model.flow import FairDice, engine_computer
 from bot.storage.keys import dice_secret_key, game_key
 from engine.fair_dice import combine, commitment, fair_roll, recorded_rolls
-from engine.records import parse_json
+from engine.records.json_record import parse_json
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import (
     MOVER,

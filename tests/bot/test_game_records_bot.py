@@ -11,7 +11,7 @@ from PIL import Image
 
 from bot.model.flow import ScriptedDice
 from engine import Phase
-from engine.records import parse_json
+from engine.records.json_record import parse_json
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import (
     MOVER,

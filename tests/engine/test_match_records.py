@@ -16,18 +16,11 @@ from pathlib import Path
 import pytest
 
 from engine import Cube, Game, Match, Options, Phase, Result, Side, WinKind
-from engine.records import (
-    RecordError,
-    match_games,
-    match_to_mat,
-    match_to_text,
-    parse_json,
-    parse_match_text,
-    parse_text,
-    to_json,
-    to_mat,
-    to_text,
-)
+from engine.records.json_record import parse_json, to_json
+from engine.records.mat import match_to_mat, to_mat
+from engine.records.match_text import match_to_text, parse_match_text
+from engine.records.text import parse_text, to_text
+from engine.records.values import RecordError, match_games
 from tests.engine.test_records import GNUBG, GNUBG_WARNINGS
 
 WHITE, BLACK = "Alice", "Boris Petrov"

@@ -15,18 +15,10 @@ from pathlib import Path
 import pytest
 
 from engine import Game, Options, Phase, Side
-from engine.records import (
-    RecordError,
-    from_json,
-    from_text,
-    mat_names,
-    mat_play,
-    parse_json,
-    parse_text,
-    to_json,
-    to_mat,
-    to_text,
-)
+from engine.records.json_record import from_json, parse_json, to_json
+from engine.records.mat import mat_names, mat_play, to_mat
+from engine.records.text import from_text, parse_text, to_text
+from engine.records.values import RecordError
 from testkit.random_play import random_dice
 
 SHORT_OPTIONS = (
