@@ -1,11 +1,14 @@
-"""One rules class per game behind the `Rules` interface, and the registry to find them."""
+"""One rules class per game behind the `Rules` interface (base.py; short.py, long.py), and the registry to
+find them; the turn mechanics both games share beneath it: the full turn's generator (generator.py), the
+move picker's steps (picker.py) and plays read from their notation (notation.py)."""
 
 from __future__ import annotations
 
 from engine.errors import NardyError
 from engine.options import Options
-from engine.rules.base import Rules, TurnStep
+from engine.rules.base import Rules
 from engine.rules.long import LongNardy
+from engine.rules.picker import TurnStep
 from engine.rules.short import ShortNardy
 
 VARIANTS: tuple[type[Rules], ...] = (ShortNardy, LongNardy)

@@ -9,7 +9,8 @@ from engine.dice import Dice
 from engine.errors import InvalidPositionError
 from engine.position import Position
 from engine.position_id import long_position_from_id, long_position_id
-from engine.rules.base import Counts, Outcomes, RawMove, Rules
+from engine.rules.base import Rules
+from engine.rules.generator import Counts, Outcomes, RawMove
 from engine.scoring import WinKind
 from engine.sides import long_mirror
 

@@ -7,7 +7,8 @@ from typing import ClassVar
 
 from engine.position import Position
 from engine.position_id import gnubg_position_from_id, gnubg_position_id
-from engine.rules.base import Counts, RawMove, Rules
+from engine.rules.base import Rules
+from engine.rules.generator import Counts, RawMove
 from engine.scoring import WinKind
 
 _START = (0, 0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0)
