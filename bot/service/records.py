@@ -1,6 +1,6 @@
 """A game's records as the service gives them: a game named by its id ("GAME" or "GAME/N", as a board's last
 line writes it; a typed id is checked before Redis is asked), who may have a game's record, and the record
-as a file (GNU Backgammon's .mat for short nardy, text, JSON: engine/records.py). Verifying a game's dice is
+as a file (GNU Backgammon's .mat for short nardy, text, JSON: engine/records/). Verifying a game's dice is
 the fronts' reading of the same named game (engine/fair_dice.py does the checking)."""
 
 from __future__ import annotations

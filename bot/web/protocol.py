@@ -6,7 +6,7 @@ and die). Server -> page: `state` (the board as render.view's BoardView, the leg
 player now, the actions offered), `refused` (a press had no effect: its text is shown) and `error` (a
 fatal one ends the page's connection: it does not reconnect).
 
-Pure: no I/O, no aiohttp; the server and the page's stub server in testkit/browser.py build their messages here.
+Pure: no I/O, no aiohttp; the server and the page's stub server in testkit/browser/ build their messages here.
 """
 
 from __future__ import annotations

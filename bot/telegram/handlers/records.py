@@ -1,5 +1,5 @@
 """A finished game given back to its players: its record as a file (📄 Record, /export) and its animated
-replay (🎞 Replay). The formats are engine/records.py's, the animation render/replay.py's (drawn in a render
+replay (🎞 Replay). The formats are engine/records/'s, the animation render/replay.py's (drawn in a render
 worker process). The analysis and hints are bot/telegram/handlers/analysis.py's.
 
 Where the files go: to the chat of the board pressed (a group, a private chat), or for a board in an
