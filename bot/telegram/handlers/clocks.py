@@ -17,17 +17,15 @@ A press after the flag fell is lost on time the same way before it counts (bot/s
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 
 from bot.i18n import texts
 from bot.model.clock import clock_text
 from bot.model.table import Table
 from bot.service import games
-from bot.storage import StorageError
 from bot.storage.keys import WARN_SUFFIX
 from bot.telegram.handlers.common import N_, Deps
+from bot.telegram.sweeping import Sweeping
 from bot.views.captions import variant_name
 
 log = logging.getLogger(__name__)
@@ -39,15 +37,17 @@ BATCH = 100
 TIME_SHORT = N_("⏱ {left} left to move in {variant} against {name}.")
 
 
-class Clocks:
+class Clocks(Sweeping):
     """Applies due flags and warnings (one of these runs in every worker)."""
 
+    name = "clocks"
+    batch = BATCH
+
     def __init__(self, d: Deps, every: float = LOOK_EVERY) -> None:
+        super().__init__(every)
         self.d = d
-        self.every = every
         self.flags = 0  # flags this worker applied (tests)
         self.warnings = 0  # warnings this worker sent (tests)
-        self._task: asyncio.Task[None] | None = None
 
     async def sweep(self) -> int:
         """Act on the entries due now; returns how many this worker took."""
@@ -94,25 +94,3 @@ class Clocks:
             ),
         )
         self.warnings += 1
-
-    def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="clocks")
-
-    async def _run(self) -> None:
-        while True:
-            taken = 0
-            try:
-                taken = await self.sweep()
-            except StorageError as err:
-                log.warning("clocks: storage unavailable (%s)", err)
-            except Exception:
-                log.exception("clocks failed; trying again")
-            await asyncio.sleep(self.every if taken < BATCH else 0)
-
-    async def stop(self, timeout: float = 5.0) -> None:
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.wait({task}, timeout=timeout)

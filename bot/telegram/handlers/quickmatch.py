@@ -25,8 +25,6 @@ search ends; paired meanwhile, their board fails with 403 and the opponent may c
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import math
 
@@ -57,6 +55,7 @@ from bot.telegram.handlers.common import (
     remember_home,
 )
 from bot.telegram.keyboards import seek_markup, seek_over_markup
+from bot.telegram.sweeping import Sweeping
 from bot.views.captions import variant_name
 
 log = logging.getLogger(__name__)
@@ -275,15 +274,17 @@ async def stop_search(d: Deps, user_id: int) -> bool:
 # ---------------------------------------------------------------------- the timeout
 
 
-class Sweeper:
+class Sweeper(Sweeping):
     """Ends the searches that waited `d.seek_timeout` seconds. Every worker runs one; the script hands each
     expired search to exactly one of them, which tells its player (the computer at a level, or look again)."""
 
+    name = "quick-match-sweeper"
+    batch = SWEEP_BATCH
+
     def __init__(self, d: Deps, every: float | None = None) -> None:
+        super().__init__(every if every is not None else min(SWEEP_EVERY, max(0.05, d.seek_timeout / 10)))
         self.d = d
-        self.every = every if every is not None else min(SWEEP_EVERY, max(0.05, d.seek_timeout / 10))
         self.ended = 0  # searches this worker ended (tests)
-        self._task: asyncio.Task[None] | None = None
 
     async def sweep(self) -> int:
         """End the searches due now; returns how many this worker took."""
@@ -302,25 +303,3 @@ class Sweeper:
             )
         self.ended += len(expired)
         return len(expired)
-
-    def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="quick-match-sweeper")
-
-    async def _run(self) -> None:
-        while True:
-            taken = 0
-            try:
-                taken = await self.sweep()
-            except StorageError as err:
-                log.warning("quick-match sweeper: storage unavailable (%s)", err)
-            except Exception:
-                log.exception("quick-match sweeper failed; trying again")
-            await asyncio.sleep(self.every if taken < SWEEP_BATCH else 0)
-
-    async def stop(self, timeout: float = 5.0) -> None:
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.wait({task}, timeout=timeout)
