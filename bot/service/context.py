@@ -7,7 +7,8 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from bot.config import DEFAULT_CLAIM_AFTER, DEFAULT_SEEK_TIMEOUT
 from bot.i18n import N_
@@ -16,6 +17,7 @@ from bot.model.flow import ComputerPlayer, DiceSource, Refused, Seeds
 from bot.model.table import Person, Table
 from bot.service.settings import SettingsCache
 from bot.storage import Storage
+from bot.workers.computer import ComputerProcesses
 from engine.fair_dice import SEED_BYTES
 
 GONE = N_("This game is over or no longer exists.")
@@ -32,6 +34,10 @@ class Services:
     claim_after: float = DEFAULT_CLAIM_AFTER  # seconds of idleness before the opponent may claim
     seek_timeout: float = DEFAULT_SEEK_TIMEOUT  # seconds a quick-match search waits (NARDY_SEEK_TIMEOUT)
     clock: Callable[[], float] = time.time  # the bot's clock (the engine never reads one)
+    analysts: ComputerProcesses | None = None  # where analyses and hints are worked out (None: a thread)
+    hints: dict[tuple[str, int], Any] = field(
+        default_factory=dict
+    )  # (game, version) -> its hint, newest last
 
     def stamped(self, table: Table) -> Table:
         """`table` with the time of this change (the idle-claim clock starts again; a live game's clock

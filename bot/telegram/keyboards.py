@@ -11,6 +11,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from bot.i18n import LANGUAGE_NAMES, Texts
 from bot.model.game_format import GameFormat
 from bot.model.table import Table
+from bot.service.hints import hinted as hinted  # the board page offers 💡 where these boards do
 from bot.telegram import callbacks
 from bot.views.captions import clock_words, level_name, variant_name
 from engine import BAR, OFF, Dice, Move, Phase, Position, Rules, Side
@@ -22,16 +23,6 @@ ROW = 4
 PLAYS_ROW = 2  # whole plays a row (their labels are longer)
 WHOLE_PLAYS = 6  # a turn with at most this many legal plays offers each as one button
 LEVELS = ("beginner", "intermediate", "expert")
-HINTED = (
-    "short",
-    "long",
-)  # variants whose boards offer 💡 (a hint: the best play, the chances) at a turn's start
-
-
-def hinted(table: Table) -> bool:
-    """Whether the board offers 💡 at a turn's start: a variant with hints, in a game that changes no
-    rating (a hint in a rated game would let the expert play it)."""
-    return table.game.game in HINTED and not table.changes_ratings
 
 
 def move_label(t: Texts, move: Move, with_die: bool = False) -> str:

@@ -229,6 +229,13 @@ def _event_line(t: Texts, table: Table, who: tuple[str, str], event: dict[str, A
     return None
 
 
+def event_lines(t: Texts, table: Table) -> list[str]:
+    """What happened since a person last decided (the opening roll, the computer's play, a double taken,
+    a turn with no move), one line each, as the caption says it."""
+    who = names(t, table)
+    return [line for event in table.events if (line := _event_line(t, table, who, event))]
+
+
 def status_line(t: Texts, table: Table, viewer: Side | None) -> str:
     """The one line drawn on the image; in a match, after the match's score."""
     line = _status(t, table, viewer)
@@ -273,10 +280,7 @@ def caption(t: Texts, table: Table, viewer: Side | None) -> str:
         if extra:
             lines.append(extra)
     lines.append("")
-    for event in table.events:
-        line = _event_line(t, table, who, event)
-        if line:
-            lines.append(line)
+    lines += event_lines(t, table)
     if game.phase is Phase.OVER and game.result is not None:
         result = game.result
         if result.dropped:

@@ -21,28 +21,27 @@ from bot.i18n import Texts
 from bot.model import flow
 from bot.model.flow import Refused
 from bot.model.table import Table
+from bot.service import hints
 from bot.service.context import load as load_game
+from bot.service.hints import hint_text
 from bot.storage import StorageError
 from bot.telegram import display
 from bot.telegram.callbacks import Callback
 from bot.telegram.handlers.common import COMPUTER_BUSY, N_, WENT_WRONG, Deps, button, deps
 from bot.telegram.handlers.records import ON_ITS_WAY, SENT_PRIVATELY, about, destination, post_and_wait
 from bot.views.captions import names
-from bot.workers.computer import ComputerBusy, HintRequest, Review, think
+from bot.workers.computer import ComputerBusy, Review, think
 from bot.workers.pictures import ComparisonRequest
 from engine import Game, Phase, Play, Side
-from engine.ai.analysis import Analysis, Hint, PlayReview, summarise
+from engine.ai.analysis import Analysis, PlayReview, summarise
 from render.replay import game_view
 from render.view import MoveMark
 
 log = logging.getLogger(__name__)
 
 PLAYERS_ONLY = N_("Only the players of this game can ask for its analysis.")
-HINT_FOR_MOVER = N_("A hint is for the player on turn.")
-NO_HINT_RATED = N_("No hints in a rated game: it changes both players' ratings.")
 CHUNKS = 4  # the game is judged in this many stretches (a progress edit after each, in private chats)
 ANALYSE_AGAIN_AFTER = 300.0  # seconds: one analysis of a game per chat in this time
-HINTS_KEPT = 512  # hints kept per process, by (game, version): a press again costs no search
 ALERT_LIMIT = 200  # characters Telegram shows in a callback's alert
 MESSAGE_LIMIT = 4096
 
@@ -207,32 +206,4 @@ async def on_hint(
     """💡: the best plays for the player on turn and their chance to win, as an alert only they see."""
     d = deps(context)
     table = await load_game(d, cb.game)
-    if (
-        table.changes_ratings
-    ):  # never offered on such a board (bot/telegram/keyboards.py hinted): a forged press
-        raise Refused(NO_HINT_RATED)
-    if table.version != cb.version:
-        raise Refused("This board is out of date. Use the latest message.")
-    game = table.game
-    if game.phase is not Phase.MOVE or table.side_of(query.from_user.id) is not game.turn:
-        raise Refused(HINT_FOR_MOVER)
-    key = (table.id, table.version)
-    found = d.hints.get(key)
-    if found is None:
-        found = await think(d.analysts, HintRequest(game.to_json()))
-        d.hints[key] = found
-        while len(d.hints) > HINTS_KEPT:
-            del d.hints[next(iter(d.hints))]
-    return hint_text(t, found)
-
-
-def hint_text(t: Texts, found: Hint) -> str:
-    best = found.options[0]
-    text = t.gettext(
-        "💡 Best: {play} (your chance to win: {chance}%).",
-        play=str(best.play) or "—",
-        chance=round(100 * best.win_chance),
-    )
-    if len(found.options) > 1:
-        text += " " + t.gettext("Next: {plays}", plays="; ".join(str(o.play) for o in found.options[1:]))
-    return text[:ALERT_LIMIT]
+    return hint_text(t, await hints.hint(d, table, query.from_user.id, cb.version), ALERT_LIMIT)

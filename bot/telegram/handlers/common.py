@@ -37,7 +37,7 @@ from bot.telegram.callbacks import BadCallback, Callback
 from bot.telegram.handlers.rates import Limits
 from bot.telegram.names import user_name
 from bot.telegram.outbox import Outbox, answering
-from bot.workers.computer import ComputerBusy, ComputerProcesses
+from bot.workers.computer import ComputerBusy
 
 log = logging.getLogger(__name__)
 
@@ -62,11 +62,7 @@ class Deps(Services):
     outbox: Outbox
     limits: Limits | None = None  # inbound limits (bot/telegram/handlers/gate.py); None: none (tests)
     media_chat: int | None = None  # NARDY_MEDIA_CHAT_ID: where inline boards' pictures are uploaded
-    analysts: ComputerProcesses | None = None  # where analyses and hints are worked out (None: a thread)
     background: set[asyncio.Task[None]] = field(default_factory=set)  # work begun after a press's answer
-    hints: dict[tuple[str, int], Any] = field(
-        default_factory=dict
-    )  # (game, version) -> its hint, newest last
 
     def spawn(self, work: Coroutine[Any, Any, None], name: str) -> None:
         """Run `work` in the background (a replay drawn, an analysis made); its failure is logged."""
