@@ -48,6 +48,9 @@ class Services:
     def changed(self, table: Table, previous: Table | None = None) -> None:
         """A change of `table` was saved: the fronts show it (the Telegram front draws its boards)."""
 
+    def retired(self, table: Table) -> None:
+        """`table`'s boards were left for new ones (a rematch): the fronts take their buttons off."""
+
 
 async def load(s: Services, game_id: str) -> Table:
     """The stored game `game_id`; Refused if it is gone."""

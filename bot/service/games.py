@@ -141,4 +141,5 @@ async def rematch(s: Services, table: Table, user_id: int, version: int) -> Tabl
     except ChatBusy:
         raise Refused(NEW_GAME_STARTED) from None
     s.changed(replace(new, messages={}, shown={}))
+    s.retired(table)
     return new

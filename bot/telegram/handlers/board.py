@@ -170,12 +170,7 @@ async def on_rematch(
     d = deps(context)
     table = await load_game(d, cb.game)
     await check_board(d, table, query, cb.version)
-    await games.rematch(d, table, query.from_user.id, cb.version)
-    if table.mode != "inline":
-        for target in table.targets:
-            message_id = table.messages.get(target.key)
-            if message_id is not None:
-                d.edit_markup(target.chat_id, message_id, None)
+    await games.rematch(d, table, query.from_user.id, cb.version)  # the old boards lose their keyboards
     return None
 
 

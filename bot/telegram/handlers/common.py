@@ -83,6 +83,14 @@ class Deps(Services):
         """A change was saved: its boards are drawn once the press is answered (bot/telegram/boards.py)."""
         self.boards.show(table, previous=previous)
 
+    def retired(self, table: Table) -> None:
+        """A rematch left `table`'s board messages: their keyboards are taken off (a press there would only
+        be told the board is out of date)."""
+        for target in table.targets:
+            message_id = table.messages.get(target.key)
+            if message_id is not None:
+                self.edit_markup(target.chat_id, message_id, None)
+
     def say(
         self,
         chat_id: int,
