@@ -9,6 +9,7 @@
   users.py      users' settings and dice secrets, the homes of messages with buttons, media file ids,
                 and the per-user keys /forget deletes
   results.py    results of finished games: statistics, ratings, histories, leaderboards
+  live.py       the board pages' feed: the versions every save publishes on its game's channel
 and beside them:
   keys.py       every key name, what it holds and how long it lives
   client.py     the connection pool and the storage's errors (StorageError and its kinds)
@@ -41,6 +42,7 @@ from bot.storage.client import (
 )
 from bot.storage.games import GameStore
 from bot.storage.limits import LimitStore
+from bot.storage.live import LiveStore
 from bot.storage.results import ResultStore
 from bot.storage.rooms import RoomStore
 from bot.storage.schedules import ScheduleStore
@@ -70,6 +72,7 @@ class Storage:
         self.limits = LimitStore(client, clock)
         self.users = UserStore(client)
         self.results = ResultStore(client)
+        self.live = LiveStore(client)
 
     @classmethod
     def from_url(

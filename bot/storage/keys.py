@@ -132,9 +132,12 @@ CLOCKS_KEY = (
 WARN_SUFFIX = "/warn"
 
 
+LIVE_PREFIX = "nardy:live:"
+
+
 def live_channel(game_id: str) -> str:
     """The pub/sub channel every save of the game publishes its new version on (the board pages listen)."""
-    return f"nardy:live:{game_id}"
+    return f"{LIVE_PREFIX}{game_id}"
 
 
 def reminded_key(game_id: str) -> str:
