@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,7 +46,8 @@ class Config:
     NARDY_COMPUTER_PROCESSES: processes that make the computer opponent's decisions (default 1; 0: a
     thread of the bot's own process, whose searches then hold the interpreter lock the loop needs).
     NARDY_REDIS_TIMEOUT: seconds any one wait on Redis may take (a connection, a command's answer) before
-    it counts as not answering (default 1; 0.05..10)."""
+    it counts as not answering (default 1; 0.05..10).
+    The Mini App (the board page, bot/web/) when NARDY_WEBAPP_URL is set: see WebAppConfig."""
 
     token: str = field(repr=False)
     redis_url: str | None = None
@@ -65,6 +67,7 @@ class Config:
     reminders_per_game: int = 3
     media_chat_id: int | None = None
     redis_timeout: float = 1.0
+    webapp: WebAppConfig | None = None  # the board page (Mini App); None: off
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Config:
@@ -115,6 +118,7 @@ class Config:
                 f"NARDY_MEDIA_CHAT_ID={raw_media!r} is not a chat id (a number, e.g. -1001234567890 for a channel)"
             )
         return cls(
+            webapp=webapp_from_env(env),
             redis_timeout=redis_timeout_from_env(env),
             media_chat_id=int(raw_media) if raw_media else None,
             claim_after=claim_after,
@@ -148,6 +152,89 @@ class Config:
 
 
 DEFAULT_CLAIM_AFTER = 24 * 3600.0
+DEFAULT_WEBAPP_PORT = 8081
+DEFAULT_WEBAPP_MAX_AGE = 24 * 3600.0
+MAX_WEBAPP_MAX_AGE = 30 * 24 * 3600.0
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")  # where a Mini App URL may be plain http (tests, sandbox)
+
+
+@dataclass(frozen=True)
+class WebAppConfig:
+    """The board page served by the bot itself (bot/web/server.py), on when NARDY_WEBAPP_URL is set.
+
+    NARDY_WEBAPP_URL: the public https URL of the page, /app/ of this server behind a reverse proxy that
+    terminates TLS (what @BotFather's /newapp is given); boards in private chats get a web_app button to it.
+    NARDY_WEBAPP_LISTEN, NARDY_WEBAPP_PORT: where the server listens (default 0.0.0.0, 8081).
+    NARDY_WEBAPP_MAX_AGE: seconds a page's Telegram initData stays good (its auth_date; default a day).
+    NARDY_WEBAPP_NAME: the Mini App's short name in @BotFather: group and inline boards get a Direct Link
+    (t.me/<bot>/<name>?startapp=<game>), since Telegram allows web_app buttons in private chats only."""
+
+    url: str
+    listen: str = "0.0.0.0"
+    port: int = DEFAULT_WEBAPP_PORT
+    max_age: float = DEFAULT_WEBAPP_MAX_AGE
+    name: str | None = None
+
+    @property
+    def origin(self) -> str:
+        """The page's origin ("https://host[:port]"): a WebSocket from any other one is refused."""
+        parts = urllib.parse.urlsplit(self.url)
+        return f"{parts.scheme}://{parts.netloc}".lower()
+
+    def page(self, game_id: str) -> str:
+        """The page of one game (a web_app button's URL)."""
+        return f"{self.url}?game={urllib.parse.quote(game_id, safe='')}"
+
+
+def webapp_from_env(environ: Mapping[str, str] | None = None) -> WebAppConfig | None:
+    """The NARDY_WEBAPP_* settings (WebAppConfig), or None when NARDY_WEBAPP_URL is unset."""
+    env = os.environ if environ is None else environ
+    url = env.get("NARDY_WEBAPP_URL", "").strip()
+    others = ("NARDY_WEBAPP_NAME", "NARDY_WEBAPP_PORT", "NARDY_WEBAPP_LISTEN", "NARDY_WEBAPP_MAX_AGE")
+    if not url:
+        given = [name for name in others if env.get(name, "").strip()]
+        if given:
+            raise ConfigError(f"{', '.join(given)} set but NARDY_WEBAPP_URL is not: the board page is off")
+        return None
+    parts = urllib.parse.urlsplit(url)
+    local = parts.scheme == "http" and parts.netloc.rsplit(":", 1)[0] in LOCAL_HOSTS
+    if not (parts.scheme == "https" or local) or not parts.netloc:
+        raise ConfigError(
+            f"NARDY_WEBAPP_URL={url!r} is not an https:// URL (Telegram opens Mini Apps over HTTPS only: put a "
+            "reverse proxy with a certificate in front of NARDY_WEBAPP_PORT)"
+        )
+    if parts.query or parts.fragment or not parts.path.endswith("/"):
+        raise ConfigError(
+            f"NARDY_WEBAPP_URL={url!r} must be the page's folder, ending in / with no query (e.g. "
+            "https://nardy.example.org/app/)"
+        )
+    raw_port = env.get("NARDY_WEBAPP_PORT", "").strip() or str(DEFAULT_WEBAPP_PORT)
+    if not (raw_port.isascii() and raw_port.isdigit()) or not 0 < int(raw_port) < 65536:
+        raise ConfigError(f"NARDY_WEBAPP_PORT={raw_port!r} is not a port number (1..65535)")
+    raw_age = env.get("NARDY_WEBAPP_MAX_AGE", "").strip()
+    max_age = DEFAULT_WEBAPP_MAX_AGE
+    if raw_age:
+        try:
+            max_age = float(raw_age)
+        except ValueError:
+            raise ConfigError(f"NARDY_WEBAPP_MAX_AGE={raw_age!r} is not a number of seconds") from None
+        if not 60 <= max_age <= MAX_WEBAPP_MAX_AGE:
+            raise ConfigError(
+                f"NARDY_WEBAPP_MAX_AGE={raw_age!r} must be 60 to {MAX_WEBAPP_MAX_AGE:.0f} seconds"
+            )
+    name = env.get("NARDY_WEBAPP_NAME", "").strip() or None
+    if name is not None and not re.fullmatch(r"[A-Za-z0-9_]{3,30}", name):
+        raise ConfigError(
+            f"NARDY_WEBAPP_NAME={name!r} is not a Mini App's short name (3-30 of A-Z a-z 0-9 _, as @BotFather's "
+            "/newapp took it)"
+        )
+    return WebAppConfig(
+        url=url,
+        listen=env.get("NARDY_WEBAPP_LISTEN", "").strip() or "0.0.0.0",
+        port=int(raw_port),
+        max_age=max_age,
+        name=name,
+    )
 
 
 def claim_after_from_env(environ: Mapping[str, str] | None = None) -> float:

@@ -32,6 +32,7 @@ from bot.storage import Storage, StorageError
 from bot.storage.games import SHOW_LEASE
 from bot.telegram import display
 from bot.telegram.display import Shown
+from bot.telegram.keyboards import WebAppLinks
 from bot.telegram.outbox import Gate, current_gate, passed
 
 log = logging.getLogger(__name__)
@@ -127,6 +128,8 @@ class Boards:
         # players' /settings (bot/service/settings.py): a private board is drawn in its player's language and colours
         # as they are when it is drawn (the app sets it; None: as the table has them, light)
         self.settings: SettingsCache | None = None
+        # where a board's 📲 button opens its game's page (bot/web/); None: no such button (NARDY_WEBAPP_URL unset)
+        self.links: WebAppLinks | None = None
 
     # ------------------------------------------------------------------ asking for a board
 
@@ -351,7 +354,7 @@ class Boards:
         table = await self._with_ratings(table)
         previous = None if force else job.shows(table, target)  # forced: the message's picture is unknown
         outcome = await display.show_board(
-            self.bot, self.storage, table, target, previous, media_chat=self.media_chat
+            self.bot, self.storage, table, target, previous, media_chat=self.media_chat, links=self.links
         )
         if outcome is Shown.SHOWN:
             if target.inline_id is not None:

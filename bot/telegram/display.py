@@ -19,7 +19,7 @@ from bot.i18n import texts
 from bot.model.table import Table, Target
 from bot.storage import Storage, StorageError
 from bot.telegram import button_homes
-from bot.telegram.keyboards import board_markup
+from bot.telegram.keyboards import WebAppLinks, board_markup
 from bot.views import captions
 from bot.views.board_view import board_view
 from bot.workers.pictures import render
@@ -61,10 +61,12 @@ def _view(table: Table, target: Target) -> object:
     )
 
 
-def _render_parts(table: Table, target: Target) -> tuple[object, str, InlineKeyboardMarkup | None]:
+def _render_parts(
+    table: Table, target: Target, links: WebAppLinks | None = None
+) -> tuple[object, str, InlineKeyboardMarkup | None]:
     t = texts(target.lang)
     view = _view(table, target)
-    return view, captions.caption(t, table, target.viewer), board_markup(t, table, target.viewer)
+    return view, captions.caption(t, table, target.viewer), board_markup(t, table, target.viewer, links)
 
 
 def same_picture(previous: Table | None, table: Table, target: Target, view: object) -> bool:
@@ -81,14 +83,18 @@ def same_picture(previous: Table | None, table: Table, target: Target, view: obj
 
 
 def same_words(
-    previous: Table | None, target: Target, text: str, markup: InlineKeyboardMarkup | None
+    previous: Table | None,
+    target: Target,
+    text: str,
+    markup: InlineKeyboardMarkup | None,
+    links: WebAppLinks | None = None,
 ) -> bool:
     """Whether `target`'s board of `previous` (whose picture looks the same) had this very caption and
     keyboard (the buttons' data included: they carry the version): then the message already shows it."""
     if previous is None:
         return False
     t = texts(target.lang)
-    before = board_markup(t, previous, target.viewer)
+    before = board_markup(t, previous, target.viewer, links)
     return captions.caption(t, previous, target.viewer) == text and (
         (before is None and markup is None)
         or (before is not None and markup is not None and before.to_dict() == markup.to_dict())
@@ -112,25 +118,26 @@ async def show_board(
     previous: Table | None,
     again: bool = True,
     media_chat: int | None = None,
+    links: WebAppLinks | None = None,
 ) -> Shown:
     """Bring `target`'s board message up to date with `table`: an edit in place (only the caption and
     keyboard when the picture looks as it did for `previous`, the table the message shows), or a new
     message when there is none or it is gone. A timeout is a failure: the edit may or may not have been
     made, so the board is drawn again later ("message is not modified" then confirms it)."""
     if target.inline_id is not None:
-        return await _show_inline(bot, table, target, previous, media_chat)
+        return await _show_inline(bot, table, target, previous, media_chat, links)
     message_id = table.messages.get(target.key)
     if message_id is None and again:  # another worker (or an earlier show) may have sent it meanwhile
         stored = await storage.games.load(table.id)
         if stored is not None and target.key in stored.messages:
             table = replace(table, messages=stored.messages)
             message_id = table.messages[target.key]
-    view, text, markup = _render_parts(table, target)
+    view, text, markup = _render_parts(table, target, links)
     try:
         if message_id is not None:
             try:
                 if same_picture(previous, table, target, view):
-                    if same_words(previous, target, text, markup):  # nothing visible changed: no call
+                    if same_words(previous, target, text, markup, links):  # nothing visible changed: no call
                         return Shown.SHOWN
                     await bot.edit_message_caption(
                         chat_id=target.chat_id, message_id=message_id, caption=text, reply_markup=markup
@@ -177,7 +184,7 @@ async def show_board(
             if stored is None or not again:
                 return Shown.FAILED
             return await show_board(
-                bot, storage, replace(table, messages=stored.messages), target, None, False
+                bot, storage, replace(table, messages=stored.messages), target, None, False, links=links
             )
         return Shown.SHOWN
     except Forbidden as err:
@@ -211,11 +218,16 @@ async def upload(bot: Bot, media_chat: int, image: bytes) -> str:
 
 
 async def _show_inline(
-    bot: Bot, table: Table, target: Target, previous: Table | None, media_chat: int | None
+    bot: Bot,
+    table: Table,
+    target: Target,
+    previous: Table | None,
+    media_chat: int | None,
+    links: WebAppLinks | None,
 ) -> Shown:
     """An inline message's board: a caption-only edit when the picture looks the same, else the picture is
     first uploaded to the media chat and the message's media edited to its file_id."""
-    view, text, markup = _render_parts(table, target)
+    view, text, markup = _render_parts(table, target, links)
     try:
         if same_picture(previous, table, target, view):
             await bot.edit_message_caption(

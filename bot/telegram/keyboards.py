@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
-from bot.i18n import LANGUAGE_NAMES, Texts
+from bot.i18n import LANGUAGE_NAMES, N_, Texts
 from bot.model.game_format import GameFormat
 from bot.model.table import Table
 from bot.service.hints import hinted as hinted  # the board page offers 💡 where these boards do
@@ -33,8 +34,43 @@ def move_label(t: Texts, move: Move, with_die: bool = False) -> str:
     return f"{text} ({move.die})" if with_die else text
 
 
-def board_markup(t: Texts, table: Table, viewer: Side | None) -> InlineKeyboardMarkup | None:
-    """The keyboard under a board for `viewer` (None: a group board, the mover's keyboard)."""
+LIVE_BOARD = N_("📲 Live board")
+PRIVATE_MODES = ("friend", "computer", "match")  # games whose boards are in the players' private chats
+
+
+@dataclass(frozen=True)
+class WebAppLinks:
+    """Where a board's 📲 button opens the game's page (the Mini App, bot/web/): a web_app button to `url`
+    (NARDY_WEBAPP_URL) in private chats; elsewhere, where Telegram refuses web_app buttons (groups, inline
+    messages), a Direct Link t.me/<bot>/<name>?startapp=<game> if the Mini App has a short `name`."""
+
+    url: str
+    bot: str
+    name: str | None = None
+
+    def button(self, t: Texts, table: Table) -> InlineKeyboardButton | None:
+        label = t.gettext(LIVE_BOARD)
+        if table.mode in PRIVATE_MODES:
+            return InlineKeyboardButton(label, web_app=WebAppInfo(f"{self.url}?game={table.id}"))
+        if self.name is None:
+            return None
+        return InlineKeyboardButton(label, url=f"https://t.me/{self.bot}/{self.name}?startapp={table.id}")
+
+
+def board_markup(
+    t: Texts, table: Table, viewer: Side | None, links: WebAppLinks | None = None
+) -> InlineKeyboardMarkup | None:
+    """The keyboard under a board for `viewer` (None: a group board, the mover's keyboard), with the button
+    that opens the game's page last (`links`: where; None: no page)."""
+    markup = game_markup(t, table, viewer)
+    button = links.button(t, table) if links is not None else None
+    if button is None:
+        return markup
+    return InlineKeyboardMarkup([*(markup.inline_keyboard if markup is not None else ()), [button]])
+
+
+def game_markup(t: Texts, table: Table, viewer: Side | None) -> InlineKeyboardMarkup | None:
+    """The game's own buttons under a board for `viewer`: the moves, the cube's choices, rematch."""
     game = table.game
     if game.phase is Phase.OVER:
         again = t.gettext("🔁 New match") if table.match.is_match else t.gettext("🔁 Rematch")

@@ -107,6 +107,7 @@ class WebServer:
         self.live = Live(services.storage)
         self.sockets = Sockets(services, self.live, signer, limits, clock)
         self._origin = origin  # None: the server's own local address once bound (the sandbox)
+        self.config: WebAppConfig | None = None  # the bot's NARDY_WEBAPP_* (None: the sandbox's server)
         self.app = web.Application()
         self.app.on_response_prepare.append(_security_headers)
         self._runner: web.AppRunner | None = None
@@ -119,6 +120,7 @@ class WebServer:
         server = cls(
             services, Signer(token, config.max_age), config.listen, config.port, config.origin, limits
         )
+        server.config = config
         server.add_page_routes("/app")
         return server
 
@@ -129,7 +131,7 @@ class WebServer:
         router.add_get(base, self._to_folder)
         router.add_get(base + "/", self._page)
         router.add_get(base + "/ws", self.sockets.handle)
-        router.add_get(base + "/static/{path:.+}", self._file)
+        router.add_get(base + "/static/{path:.+}", self.serve_file)
 
     @property
     def local_url(self) -> str:
@@ -188,7 +190,8 @@ class WebServer:
     async def _page(self, request: web.Request) -> web.StreamResponse:
         return self.files[PAGE.name].response(request)
 
-    async def _file(self, request: web.Request) -> web.StreamResponse:
+    async def serve_file(self, request: web.Request) -> web.StreamResponse:
+        """A file of the page, named by the route's {path} (only files read at the start are served)."""
         found = self.files.get(request.match_info["path"])
         if found is None:
             raise web.HTTPNotFound()

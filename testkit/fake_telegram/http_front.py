@@ -17,6 +17,7 @@ from typing import Any
 
 from aiohttp import web
 
+from testkit.fake_telegram.buttons import web_app_misplaced
 from testkit.fake_telegram.core import FakeCore
 from testkit.fake_telegram.multipart import decode_field, parse_multipart
 from testkit.fake_telegram.state import UNLIMITED, ApiError, Fault, Hold, Stall, TelegramLimits
@@ -176,10 +177,11 @@ class HttpFront(FakeCore):
             if fault.method == method and fault.times > 0 and fault.chat_id in (None, chat_id):
                 fault.times -= 1
                 raise ApiError(fault.code, fault.description, fault.retry_after)
-        if chat_id is not None and method != "answerCallbackQuery":
-            chat = self._state.chats.get(int(chat_id))
-            if chat is not None and chat.blocked:
-                raise ApiError(403, "Forbidden: bot was blocked by the user")
+        chat = self._state.chats.get(int(chat_id)) if chat_id is not None else None
+        if chat is not None and chat.blocked and method != "answerCallbackQuery":
+            raise ApiError(403, "Forbidden: bot was blocked by the user")
+        if web_app_misplaced(method, params, chat is not None and chat.type == "private"):
+            raise ApiError(400, "Bad Request: BUTTON_TYPE_INVALID")  # Telegram's rule (buttons.py)
 
     def inject(self, fault: Fault) -> None:
         with self._lock:

@@ -11,6 +11,7 @@ from typing import Any
 from telegram import Update
 from telegram.ext import Application, BaseRateLimiter, TypeHandler
 
+from bot.config import WebAppConfig
 from bot.model.flow import ComputerPlayer, DiceSource, engine_computer
 from bot.storage import Storage
 from bot.telegram.app import ALLOWED_UPDATES, build_application, services
@@ -64,6 +65,7 @@ class BotRunner:
         computer_timeout: float = 30.0,
         clock: Callable[[], float] | None = None,
         clocks_every: float | None = None,
+        webapp: WebAppConfig | None = None,
     ) -> None:
         self.api_url = api_url
         self.webhook_port = webhook_port
@@ -87,6 +89,7 @@ class BotRunner:
         self.clocks_every = (
             clocks_every  # seconds between looks for live games' due flags (None: the default)
         )
+        self.webapp = webapp  # the board page's server (bot/web/), started with the bot; None: none
         self.computers: ComputerProcesses | None = None  # those workers, while the bot runs
         self.app: Application | None = None
         self.errors = ErrorLog()
@@ -146,6 +149,7 @@ class BotRunner:
             media_chat=self.media_chat,
             clock=self.clock,
             clocks_every=self.clocks_every,
+            webapp=self.webapp,
         )
         app.add_handler(TypeHandler(Update, self._count), group=-3)
         self.app = app

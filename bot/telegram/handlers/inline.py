@@ -283,7 +283,7 @@ async def on_inline_back(
         raise Refused("This board is out of date. Use the latest message.")
     if table.side_of(query.from_user.id) is None:
         raise Refused("You are not playing in this game.")
-    _edit_markup(d, inline_id, board_markup(texts(target.lang), table, None))
+    _edit_markup(d, inline_id, board_markup(texts(target.lang), table, None, d.boards.links))
     return None
 
 
