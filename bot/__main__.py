@@ -1,11 +1,15 @@
 """`python -m bot` / `nardy-bot`: read the environment, start Redis if needed, poll Telegram (or, with
-WEBHOOK_URL set, serve Telegram's webhook deliveries: several such workers can share one Redis)."""
+WEBHOOK_URL set, serve Telegram's webhook deliveries: several such workers can share one Redis).
+
+`nardy-bot --sandbox [--port N]`: no token, no Telegram: the board page on 127.0.0.1 (bot/web/sandbox.py)."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import functools
 import logging
+import os
 import sys
 import urllib.parse
 
@@ -18,13 +22,27 @@ from bot.model.flow import engine_computer
 from bot.storage import Storage
 from bot.telegram.app import ALLOWED_UPDATES, build_application, close_requests, new_event_loop, settle_heap
 from bot.telegram.serve import serve
+from bot.web import sandbox
+from bot.web.server import WebServerError
 from bot.workers.computer import ComputerProcesses
 from bot.workers.pictures import RenderProcesses, use_render_processes
 
 log = logging.getLogger("bot")
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="nardy-bot", description="The nardy Telegram bot.")
+    parser.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="no Telegram: play in the browser on 127.0.0.1 (sign in by a name), the embedded Redis",
+    )
+    parser.add_argument(
+        "--port", type=int, default=sandbox.DEFAULT_PORT, help="the sandbox's port (0: any free)"
+    )
+    args = parser.parse_args(argv)
+    if args.sandbox:
+        return sandbox_main(args.port)
     try:
         config = Config.from_env()
     except ConfigError as err:  # read and checked before anything starts: nothing to clean up
@@ -59,6 +77,7 @@ def main() -> int:
         reminders_per_game=config.reminders_per_game,
         media_chat=config.media_chat_id,
         analysts=analysts,
+        webapp=config.webapp,
     )
     loop = new_event_loop()
     log.info("event loop: %s.%s", type(loop).__module__, type(loop).__name__)
@@ -90,7 +109,7 @@ def main() -> int:
             start = functools.partial(Updater.start_polling, allowed_updates=ALLOWED_UPDATES)
         # until SIGTERM, then stopped within bot/telegram/serve.py's deadline; post_shutdown closes the storage
         loop.run_until_complete(serve(app, start))
-    except (InvalidToken, NetworkError) as err:  # the log filter masks the token in the message
+    except (InvalidToken, NetworkError, WebServerError) as err:  # the log filter masks the token
         log.error("cannot start the bot: %s: %s", type(err).__name__, err)
         loop.run_until_complete(close_requests(app))
         return 1
@@ -105,6 +124,27 @@ def main() -> int:
         loop.close()
         if embedded is not None:
             embedded.stop()
+    return 0
+
+
+def sandbox_main(port: int) -> int:
+    """`--sandbox`: the page until SIGINT or SIGTERM (NARDY_COMPUTER_PROCESSES and LOG_LEVEL as the bot's)."""
+    logging.basicConfig(
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        level=os.environ.get("LOG_LEVEL", "INFO").strip().upper() or "INFO",
+    )
+    raw = os.environ.get("NARDY_COMPUTER_PROCESSES", "").strip() or "1"
+    if not (raw.isascii() and raw.isdigit()) or not 0 <= port < 65536:
+        print("nardy-bot: NARDY_COMPUTER_PROCESSES must be a number and --port 0..65535", file=sys.stderr)
+        return 1
+    loop = new_event_loop()
+    try:
+        loop.run_until_complete(sandbox.run(port, int(raw)))
+    except WebServerError as err:
+        print(f"nardy-bot: {err}", file=sys.stderr)
+        return 1
+    finally:
+        loop.close()
     return 0
 
 
