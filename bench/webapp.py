@@ -1,32 +1,58 @@
-"""Benchmark of the board page (issue 24, the page's part): `python bench/webapp.py [--rounds N]`.
+"""Benchmark of the board page (issue 24): `python bench/webapp.py [--rounds N] [--games 100] [--seconds 20]`.
 
-Prints the page weight (every file of bot/web/static, raw and gzip-compressed at level 9 as a server would
-send it) and the time to the first board in Debian's Chromium against testkit's stub server: from the
-navigation's start to the first state drawn (the page's performance mark `nardy:first-board`), each round
-in a fresh browser context (nothing cached; the stub in a process of its own), on a desktop and on a phone viewport, for both variants:
-median and p90 in ms. Goals (the issue): under 150 KB compressed, under 1 s to the first board. The last
-line is one JSON object: {"bytes": ..., "gzip_bytes": ..., "first_board_ms": {"desktop": {...}, ...}}.
+Prints
+- the page weight: every file of the board page (bot/web/static, the sandbox's start page aside), raw and
+  gzip-compressed at level 9 as the server sends it;
+- the time to the first board in Debian's Chromium: from the navigation's start to the first state drawn
+  (the page's performance mark `nardy:first-board`), each round in a fresh browser context (nothing
+  cached), on a desktop and on a phone viewport, against testkit's stub server (the page alone) and against
+  the bot's own server (bot/web/server.py: the hello's initData checked, the game loaded from Redis);
+- a press's round trip to the other player's page: `--games` friend games open at once on the bot's server
+  (a pair of sockets each, aiohttp clients, no browser), each player on turn pressing a legal step (or
+  Done) after a think time of 0..2x`--think` seconds, for `--seconds`: from the press sent to the state of
+  the new version received on the opponent's socket, through the game service's save: p50, p99. Twice:
+  both players on one worker (the state goes out from the table in hand), then each player on a worker of
+  their own (two servers over one Redis: the state reaches the other worker through the save's publish).
+Each server runs in a process of its own (the bot's two over an embedded Redis of their own). Goals (the issue):
+under 150 KB compressed, under 1 s to the first board, p99 under 100 ms. The last line is one JSON object:
+{"bytes": ..., "gzip_bytes": ..., "first_board_ms": {...}, "round_trip_ms": {...}}.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import gzip
 import json
 import multiprocessing
+import random
 import statistics
 import sys
+import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Any
+
+import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bot.embedded_redis import EmbeddedRedis
+from bot.model.flow import FairDice
+from bot.model.table import Person
+from bot.storage import Storage
+from bot.telegram.app import new_event_loop
 from bot.web import STATIC_DIR
-from testkit.browser import DESKTOP, PHONE, StubServer, StubTable, chromium_path, launch
+from testkit.browser import DESKTOP, FAKE_TELEGRAM, PHONE, StubServer, StubTable, chromium_path, launch
+from testkit.web_client import PageSocket, friend_game, init_data, page_server, page_socket, services
 
 WEIGHT_GOAL = 150 * 1024
 FIRST_BOARD_GOAL_MS = 1000.0
+ROUND_TRIP_GOAL_MS = 100.0
 
 
 def page_weight() -> dict[str, tuple[int, int]]:
@@ -49,14 +75,159 @@ def serve(conn: Connection) -> None:
         conn.recv()
 
 
-def p90(values: list[float]) -> float:
+def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def p90(values: list[float]) -> float:
+    return percentile(values, 0.9)
+
+
+@dataclass(frozen=True)
+class Served:
+    """The bot's server in its process: the socket's and the page's URLs, and its games (id, white's user
+    id, black's user id)."""
+
+    ws: str
+    page: str
+    games: list[tuple[str, int, int]]
+    other_ws: str  # a second worker's socket, over the same Redis
+
+
+def serve_games(conn: Connection, games: int) -> None:
+    """The bot's page server (bot/web/server.py) over an embedded Redis of its own, with `games` friend
+    games begun, in a process of its own: sends a Served, stops when told."""
+
+    async def run() -> None:
+        with tempfile.TemporaryDirectory(prefix="nardy-bench-") as scratch:
+            redis = EmbeddedRedis(Path(scratch) / "redis")
+            redis.start()
+            storage = Storage.from_url(redis.url)
+            s = services(storage, FairDice())
+            made = []
+            for k in range(games):
+                white, black = Person(10_000 + 2 * k, f"W{k}"), Person(10_001 + 2 * k, f"B{k}")
+                table = await friend_game(s, white, black)
+                made.append((table.id, white.user_id, black.user_id))
+            async with page_server(s) as server, page_server(services(storage, FairDice())) as other:
+                base = f"127.0.0.1:{server.port}/app/"
+                conn.send(
+                    Served(f"ws://{base}ws", f"http://{base}", made, f"ws://127.0.0.1:{other.port}/app/ws")
+                )
+                await asyncio.get_running_loop().run_in_executor(None, conn.recv)
+            await storage.close()
+            redis.stop()
+
+    new_event_loop().run_until_complete(run())
+
+
+async def round_trips(
+    served: Served, seconds: float, think: float, apart: bool = False, seed: int = 1
+) -> tuple[list[float], int]:
+    """Every game played at once for `seconds` (see the module docstring; `apart`: black's sockets on the
+    second worker): the round trips (seconds) and the presses made."""
+    rng = random.Random(seed)
+    latencies: list[float] = []
+    presses = 0
+    connector = aiohttp.TCPConnector(limit=0)  # a socket holds its connection: no limit to their number
+    async with aiohttp.ClientSession(connector=connector) as http, contextlib.AsyncExitStack() as stack:
+        pairs: list[tuple[PageSocket, PageSocket]] = []
+        for game, white, black in served.games:
+            sockets = []
+            for user, url in ((white, served.ws), (black, served.other_ws if apart else served.ws)):
+                page = await stack.enter_async_context(page_socket(http, url))
+                first = await page.hello(game, init_data(user, f"u{user}", auth_date=time.time()))
+                assert first["type"] == "state", first
+                sockets.append(page)
+            pairs.append((sockets[0], sockets[1]))
+        deadline = time.perf_counter() + seconds
+
+        async def play(white: PageSocket, black: PageSocket, delay: float) -> None:
+            nonlocal presses
+            await asyncio.sleep(delay)
+            while time.perf_counter() < deadline:
+                state = white.messages[-1]
+                mover, other = (white, black) if _deciding(state) == 0 else (black, white)
+                state = mover.messages[-1]
+                version = state["version"]
+                if state["actions"] == ["rematch"]:
+                    action, step = "rematch", None
+                elif state["steps"]:
+                    action, step = "move", state["steps"][0]
+                elif "done" in state["actions"]:
+                    action, step = "done", None
+                else:  # nothing to do here (a turn passed on its own meanwhile): look again
+                    await asyncio.sleep(0.05)
+                    continue
+                seen = len(other.messages)
+                sent = time.perf_counter()
+                await mover.press(version, action, *((step["src"], step["die"]) if step else ()))
+                await other.state(version + 1)
+                index = next(
+                    i for i in range(seen, len(other.messages)) if other.messages[i]["version"] > version
+                )
+                latencies.append(other.arrived[index] - sent)
+                presses += 1
+                await mover.state(version + 1)
+                await asyncio.sleep(rng.uniform(0, 2 * think))
+
+        await asyncio.gather(*(play(w, b, rng.uniform(0, think)) for w, b in pairs))
+    return latencies, presses
+
+
+def _deciding(state: dict[str, Any]) -> int:
+    """The side whose press the game waits for (white's state says so for both: the view's to_move)."""
+    to_move = state["view"]["to_move"]
+    return 0 if to_move is None else int(to_move)
+
+
+def first_boards(
+    browser: Any, base: str, rounds: int, urls: Callable[[int], tuple[str, str | None]]
+) -> dict[str, dict[str, float]]:
+    """Time to the first board on a desktop and a phone over `rounds` fresh contexts (and one to warm up):
+    `urls(k)` gives round k's page and the initData its stand-in Telegram object hands over (None: none)."""
+    figures: dict[str, dict[str, float]] = {}
+    for device, options in (("desktop", DESKTOP), ("phone", PHONE)):
+        times: list[float] = []
+        walls: list[float] = []
+        for k in range(rounds + 1):  # the first load warms Chromium's own caches: not counted
+            context = browser.new_context(**options)
+            page = context.new_page()
+            url, init = urls(k)
+            if init is not None:
+                page.add_init_script(FAKE_TELEGRAM.replace("INIT_DATA", json.dumps(init)))
+            start = time.perf_counter()
+            page.goto(url)
+            page.wait_for_selector("#board[data-version]")
+            wall = (time.perf_counter() - start) * 1000
+            mark = page.evaluate("performance.getEntriesByName('nardy:first-board').map(e => e.startTime)[0]")
+            context.close()
+            if k:
+                times.append(float(mark))
+                walls.append(wall)
+        figures[device] = {
+            "median": round(statistics.median(times), 1),
+            "p90": round(p90(times), 1),
+            "max": round(max(times), 1),
+            "wall_median": round(statistics.median(walls), 1),
+        }
+        verdict = "under" if figures[device]["p90"] < FIRST_BOARD_GOAL_MS else "OVER"
+        print(
+            f"first board, {base}, {device:7}: median {figures[device]['median']:6.1f} ms, "
+            f"p90 {figures[device]['p90']:6.1f} ms, max {figures[device]['max']:6.1f} ms "
+            f"(the test's wall clock: median {figures[device]['wall_median']:.1f} ms; {verdict} the goal of "
+            f"{FIRST_BOARD_GOAL_MS:.0f} ms) over {rounds} fresh contexts"
+        )
+    return figures
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=20, help="page loads timed per viewport (default 20)")
+    parser.add_argument("--games", type=int, default=100, help="games open at once for the round trips")
+    parser.add_argument("--seconds", type=float, default=20.0, help="how long the games are played")
+    parser.add_argument("--think", type=float, default=1.0, help="a player's mean think time, seconds")
     args = parser.parse_args()
 
     weights = page_weight()
@@ -67,56 +238,66 @@ def main() -> int:
     verdict = "under" if total_gzip < WEIGHT_GOAL else "OVER"
     print(f"{'all':12} {total:7d} B  {total_gzip:6d} B gzip ({verdict} the goal of {WEIGHT_GOAL // 1024} KB)")
 
+    context_of = multiprocessing.get_context("spawn")
+    stub_end, stub_theirs = context_of.Pipe()
+    stub = context_of.Process(target=serve, args=(stub_theirs,), daemon=True)
+    bot_end, bot_theirs = context_of.Pipe()
+    bot = context_of.Process(target=serve_games, args=(bot_theirs, args.games), daemon=True)
+    stub.start()
+    bot.start()
+    stub_url = stub_end.recv()
+    served: Served = bot_end.recv()
+    figures: dict[str, dict[str, dict[str, float]]] | None = None
+    version = None
     if chromium_path() is None:
         print("no Chromium (apt-get install chromium): the time to the first board is not measured")
-        print(json.dumps({"bytes": total, "gzip_bytes": total_gzip, "first_board_ms": None}))
-        return 0
-    from playwright.sync_api import sync_playwright
+    else:
+        from playwright.sync_api import sync_playwright
 
-    figures: dict[str, dict[str, float]] = {}
-    context_of = multiprocessing.get_context("spawn")
-    ours, theirs = context_of.Pipe()
-    serving = context_of.Process(target=serve, args=(theirs,), daemon=True)
-    serving.start()
-    base = ours.recv()
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        version = browser.version
-        for device, options in (("desktop", DESKTOP), ("phone", PHONE)):
-            times: list[float] = []
-            walls: list[float] = []
-            for k in range(args.rounds + 1):  # the first load warms Chromium's own caches: not counted
-                context = browser.new_context(**options)
-                page = context.new_page()
-                start = time.perf_counter()
-                page.goto(f"{base}?game={'short' if k % 2 else 'long'}")
-                page.wait_for_selector("#board[data-version]")
-                wall = (time.perf_counter() - start) * 1000
-                mark = page.evaluate(
-                    "performance.getEntriesByName('nardy:first-board').map(e => e.startTime)[0]"
-                )
-                context.close()
-                if k:
-                    times.append(float(mark))
-                    walls.append(wall)
-            figures[device] = {
-                "median": round(statistics.median(times), 1),
-                "p90": round(p90(times), 1),
-                "max": round(max(times), 1),
-                "wall_median": round(statistics.median(walls), 1),
+        with sync_playwright() as playwright:
+            browser = launch(playwright)
+            version = browser.version
+
+            def on_stub(k: int) -> tuple[str, str | None]:
+                return f"{stub_url}?game={'short' if k % 2 else 'long'}", None
+
+            def on_bot(k: int) -> tuple[str, str | None]:
+                game, white, _ = served.games[k % len(served.games)]
+                return f"{served.page}?game={game}", init_data(white, "White", auth_date=time.time())
+
+            figures = {
+                "stub": first_boards(browser, "stub server", args.rounds, on_stub),
+                "bot": first_boards(browser, "bot's server", args.rounds, on_bot),
             }
-            verdict = "under" if figures[device]["p90"] < FIRST_BOARD_GOAL_MS else "OVER"
-            print(
-                f"first board, {device:7}: median {figures[device]['median']:6.1f} ms, "
-                f"p90 {figures[device]['p90']:6.1f} ms, max {figures[device]['max']:6.1f} ms "
-                f"(the test's wall clock: median {figures[device]['wall_median']:.1f} ms; {verdict} the goal of "
-                f"{FIRST_BOARD_GOAL_MS:.0f} ms) over {args.rounds} fresh contexts"
-            )
-        browser.close()
-    ours.send("stop")
-    serving.join(10)
-    print(f"Chromium {version}, headless, stub server on 127.0.0.1 (a process of its own)")
-    print(json.dumps({"bytes": total, "gzip_bytes": total_gzip, "first_board_ms": figures}))
+            browser.close()
+    stub_end.send("stop")
+    stub.join(10)
+    trips: dict[str, dict[str, float]] = {}
+    for where, apart in (("one worker", False), ("two workers", True)):
+        latencies, presses = asyncio.run(round_trips(served, args.seconds, args.think, apart))
+        trip = trips[where] = {
+            "p50": round(1000 * statistics.median(latencies), 1),
+            "p99": round(1000 * percentile(latencies, 0.99), 1),
+            "max": round(1000 * max(latencies), 1),
+            "presses": presses,
+            "per_second": round(presses / args.seconds, 1),
+        }
+        verdict = "under" if trip["p99"] < ROUND_TRIP_GOAL_MS else "OVER"
+        print(
+            f"round trip to the other player's page, {where}, {len(served.games)} games open "
+            f"({2 * len(served.games)} sockets): p50 {trip['p50']:.1f} ms, p99 {trip['p99']:.1f} ms, max "
+            f"{trip['max']:.1f} ms over {presses} presses ({trip['per_second']:.0f}/s; {verdict} the goal of "
+            f"{ROUND_TRIP_GOAL_MS:.0f} ms)"
+        )
+    bot_end.send("stop")
+    bot.join(20)
+    if version:
+        print(f"Chromium {version}, headless; each server in a process of its own on 127.0.0.1")
+    print(
+        json.dumps(
+            {"bytes": total, "gzip_bytes": total_gzip, "first_board_ms": figures, "round_trip_ms": trip}
+        )
+    )
     return 0
 
 

@@ -54,6 +54,7 @@ class PageSocket:
     def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
         self.ws = ws
         self.messages: list[dict[str, Any]] = []
+        self.arrived: list[float] = []  # when each message came (time.perf_counter)
         self.read = 0  # messages taken by next()
         self._new = asyncio.Event()
         self._reader = asyncio.get_running_loop().create_task(self._read())
@@ -61,6 +62,7 @@ class PageSocket:
     async def _read(self) -> None:
         async for msg in self.ws:
             if msg.type == aiohttp.WSMsgType.TEXT:
+                self.arrived.append(time.perf_counter())
                 self.messages.append(json.loads(msg.data))
                 self._new.set()
         self._new.set()
