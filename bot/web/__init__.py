@@ -1,6 +1,10 @@
 """The Mini App: one board page in the browser (static/: index.html, board.js, board.css) and the JSON
 it speaks over one WebSocket (protocol.py). The page is served at /app/, its files at /app/static/..., the
 socket at /app/ws; every answer carries CONTENT_SECURITY_POLICY (the page has no inline script or style).
+
+The bot serves it itself (server.py): who is on a page and what their presses do (sockets.py, auth.py), what
+a page is sent (states.py), every save reaching every page through Redis (live.py); and with no Telegram at
+all, the sandbox (sandbox.py, its start page in static/sandbox/).
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -47,6 +48,7 @@ LOOK_WITHIN = 0.5  # seconds the inbound limits may take before a press passes u
 HEARTBEAT = 30.0  # seconds between pings: a socket whose page is gone closes
 PAGES_PER_USER = 16  # open sockets of one person on this worker
 HINT_LIMIT = 400  # characters of a hint in the page's message
+GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # what bot/model/table.py new_id makes
 
 SIGNED_OUT = N_("This page could not prove who you are. Open the game again from its board in Telegram.")
 BOARD_CHANGED = N_("The board has just changed. Look at it again.")
@@ -180,6 +182,9 @@ class Sockets:
             return False
         if not await self._within_limits(session.user_id, None):
             await session.fail(t.gettext(SLOW_PRESSES))
+            return False
+        if not GAME_ID.fullmatch(hello.game):  # never a key of ours: not worth a Redis call
+            await session.fail(t.gettext(GONE))
             return False
         session.game = hello.game
         await self.live.join(session)  # from here on every save of the game is heard

@@ -10,6 +10,7 @@ import random
 import re
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -290,6 +291,19 @@ def test_a_stranger_watches_a_group_game_and_is_refused_a_private_one(
     )
     for page in (watcher, stranger, intruder):
         page.context.close()
+    dave = init_data(4, "Dave")
+    for bad in (  # the player's own page, with initData forged, expired, or signed for another bot
+        dave.replace("Dave", "Eve"),
+        init_data(4, "Dave", auth_date=time.time() - 2 * 86400),
+        init_data(4, "Dave", token="999:OTHER"),
+    ):
+        page = browser.new_context().new_page()
+        assert "could not prove who you are" in open_refused(page, private, bad)
+        page.context.close()
+    owner = browser.new_context().new_page()
+    open_game(owner, private, dave)  # the same page, with initData Telegram signed for its player: the board
+    assert movable(owner) or buttons(owner)
+    owner.context.close()
 
 
 def test_the_page_reconnects_after_a_restart_of_the_bot_and_shows_the_truth(
