@@ -82,6 +82,7 @@ def test_a_friend_in_another_tab_of_the_same_browser(sandbox: str, browser: Brow
     sign_in(alice, sandbox, "Alice")
     alice.select_option("#friend-variant", "short")
     alice.click("#invite")
+    alice.wait_for_selector("#invitation:not([hidden])")
     link = alice.input_value("#link")
     assert link.startswith(sandbox + "?invite="), link
     bob.goto(link)

@@ -310,5 +310,9 @@ async def test_a_game_that_is_not_there_is_said_so(setup: Setup) -> None:
     for game in ("nosuchgame", "../../etc", "g:1 *"):
         async with setup.page() as page:
             answer = await page.hello(game, setup.init(ALICE))
-            assert answer == {"type": "error", "text": "This game is over or no longer exists.", "fatal": True}
+            assert answer == {
+                "type": "error",
+                "text": "This game is over or no longer exists.",
+                "fatal": True,
+            }
     assert setup.server.live.pages("nosuchgame") == 0
