@@ -197,6 +197,7 @@ class Live:
                 self.connected.set()
                 if lost:
                     log.info("live: the feed is back; loading the %d games shown", len(self._pages))
+                if self._pages:  # a save before this subscription (or while it was lost) was not heard
                     self._refresh_all()
                 lost, delay = False, self._retry_first
                 while not self._stopping:

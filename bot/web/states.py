@@ -35,7 +35,7 @@ def actions(table: Table, you: Side | None) -> list[str]:
     if game.phase is Phase.OVER:
         return [] if any(p.forgotten for p in table.players) else ["rematch"]
     out: list[str] = []
-    if game.deciding is you and not table.players[you].is_computer:
+    if game.deciding is you:
         if game.phase is Phase.MOVE:
             if table.moves:
                 out.append("undo")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import aiohttp
 import pytest
+import redis.asyncio
 
 from bot.model.flow import ScriptedDice
 from bot.model.table import Person, Table
@@ -316,3 +317,21 @@ async def test_a_game_that_is_not_there_is_said_so(setup: Setup) -> None:
                 "fatal": True,
             }
     assert setup.server.live.pages("nosuchgame") == 0
+
+
+async def test_a_save_made_while_the_feed_was_lost_reaches_the_page_once_it_is_back(
+    setup: Setup, redis_url: str
+) -> None:
+    table = await friend_game(setup.s, ALICE, BOB)
+    mover = ALICE if table.game.deciding is Side.WHITE else BOB
+    async with setup.page() as page:
+        await page.hello(table.id, setup.init(mover))
+        killer = redis.asyncio.Redis.from_url(redis_url)
+        assert await killer.client_kill_filter(_type="pubsub") >= 1  # Redis drops the worker's subscription
+        await killer.aclose()
+        move = table.step().next_moves[0]
+        elsewhere = services(setup.s.storage, ScriptedDice(seed=1))  # a button on another worker, meanwhile
+        await games.move(elsewhere, table, mover.user_id, table.version, move.src, move.die)
+        state = await page.state(table.version + 1, timeout=10)
+        assert state["view"]["dice_used"] == [move.die]
+        await asyncio.wait_for(setup.server.live.connected.wait(), 5)
