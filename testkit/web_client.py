@@ -17,9 +17,9 @@ from bot.model.flow import ComputerPlayer, DiceSource, engine_computer
 from bot.model.table import Invite, Lobby, Person, Table, new_id
 from bot.service import starts
 from bot.service.context import Services
+from bot.service.rates import Limits
 from bot.service.settings import SettingsCache
 from bot.storage import Storage
-from bot.telegram.handlers.rates import Limits
 from bot.web.auth import sign
 from bot.web.server import WebServer
 from bot.web.sockets import Signer

@@ -32,6 +32,7 @@ from bot.config import (
 )
 from bot.i18n import LANGUAGES, texts
 from bot.model.flow import ComputerPlayer, DiceSource, FairDice, engine_computer
+from bot.service.rates import Limits
 from bot.service.settings import SettingsCache
 from bot.storage import Storage
 from bot.telegram.boards import HEAL_EVERY, RETRY_FIRST, Boards
@@ -52,7 +53,6 @@ from bot.telegram.handlers import (
     stats,
 )
 from bot.telegram.handlers.common import Deps, on_error
-from bot.telegram.handlers.rates import Limits
 from bot.telegram.http_request import AiohttpRequest
 from bot.telegram.keyboards import WebAppLinks
 from bot.telegram.outbox import Outbox

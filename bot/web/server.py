@@ -21,7 +21,7 @@ from aiohttp import web
 
 from bot.config import WebAppConfig
 from bot.service.context import Services
-from bot.telegram.handlers.rates import Limits
+from bot.service.rates import Limits
 from bot.web import CONTENT_SECURITY_POLICY, PAGE, STATIC_DIR
 from bot.web.live import Live
 from bot.web.sockets import Signer, Sockets

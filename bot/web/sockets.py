@@ -28,10 +28,10 @@ from bot.model.table import Table
 from bot.service import games, hints
 from bot.service.context import GONE, Services
 from bot.service.hints import hint_text
+from bot.service.rates import Limits
 from bot.storage import ChatBusy, StorageError, StorageTimeout, VersionConflict
 from bot.storage.keys import limit_key
 from bot.storage.limits import Bucket
-from bot.telegram.handlers.rates import Limits
 from bot.web import auth
 from bot.web.auth import BadInitData, InitData
 from bot.web.live import Live, state_text

@@ -13,9 +13,9 @@ from telegram.ext import Application, BaseRateLimiter, TypeHandler
 
 from bot.config import WebAppConfig
 from bot.model.flow import ComputerPlayer, DiceSource, engine_computer
+from bot.service.rates import Limits
 from bot.storage import Storage
 from bot.telegram.app import ALLOWED_UPDATES, build_application, services
-from bot.telegram.handlers.rates import Limits
 from bot.telegram.rate_limit import ChatRateLimiter
 from bot.workers.computer import ComputerProcesses
 from testkit.fake_telegram.server import BOT_TOKEN

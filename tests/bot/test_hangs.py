@@ -25,10 +25,10 @@ import redis
 from bot.config import ConfigError, redis_timeout_from_env
 from bot.model.flow import ScriptedDice, engine_computer
 from bot.model.table import Table
+from bot.service.rates import Limits
 from bot.storage.games import GameStore
 from bot.storage.keys import game_key
 from bot.telegram.handlers.common import TRY_AGAIN_SOON
-from bot.telegram.handlers.rates import Limits
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import board, start_group_game
 from testkit.fake_telegram.race import POLITE, game_of

@@ -31,9 +31,9 @@ import redis
 from bot.embedded_redis import process_start_time, redis_server_processes
 from bot.model.flow import ScriptedDice, engine_computer, start_table
 from bot.model.table import Invite, Person, Table
+from bot.service.rates import Limits
 from bot.storage import ChatBusy, Storage
 from bot.telegram.handlers.common import Deps
-from bot.telegram.handlers.rates import Limits
 from bot.telegram.names import NAME_LIMIT, display_name
 from bot.telegram.rate_limit import ChatRateLimiter
 from testkit.fake_telegram import FakeTelegram, SimUser

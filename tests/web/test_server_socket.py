@@ -18,8 +18,8 @@ from bot.model.flow import ScriptedDice
 from bot.model.table import Person, Table
 from bot.service import games
 from bot.service.context import Services
+from bot.service.rates import Limits, Rate
 from bot.storage import Storage
-from bot.telegram.handlers.rates import Limits, Rate
 from bot.web import CONTENT_SECURITY_POLICY, sockets
 from bot.web.server import WebServer
 from engine import Phase, Side

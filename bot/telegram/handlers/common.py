@@ -18,6 +18,7 @@ from bot.i18n import Texts, language_of, texts
 from bot.model.flow import Refused
 from bot.model.table import Person, Table
 from bot.service.context import Services
+from bot.service.rates import Limits
 from bot.service.settings import Settings, choosing, current
 from bot.service.starts import GAME_ON as GAME_ON
 from bot.service.starts import active_game as active_game
@@ -34,7 +35,6 @@ from bot.storage.keys import FINISHED_TTL
 from bot.telegram import button_homes, callbacks, display
 from bot.telegram.boards import Boards
 from bot.telegram.callbacks import BadCallback, Callback
-from bot.telegram.handlers.rates import Limits
 from bot.telegram.names import user_name
 from bot.telegram.outbox import Outbox, answering
 from bot.workers.computer import ComputerBusy

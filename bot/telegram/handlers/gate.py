@@ -16,12 +16,12 @@ from telegram import Update
 from telegram.constants import ChatType
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
+from bot.service.rates import Limits
 from bot.service.settings import choosing
 from bot.storage import StorageError
 from bot.storage.keys import limit_key
 from bot.storage.limits import Bucket
 from bot.telegram.handlers.common import N_, answer, deps, user_texts, viewer_settings
-from bot.telegram.handlers.rates import Limits
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,6 @@
 """The inbound limits' rates: how many presses, commands and inline queries a user or a group chat may send
-(values; bot/telegram/handlers/gate.py enforces them with token buckets in Redis, the bot's Deps carries them)."""
+(values shared by the fronts: bot/telegram/handlers/gate.py and the board page's sockets enforce them with
+token buckets in Redis)."""
 
 from __future__ import annotations
 
