@@ -26,9 +26,18 @@ from bot.i18n import N_, language_of, texts
 from bot.model.flow import Refused
 from bot.model.table import Table
 from bot.service import games, hints
+from bot.service.answers import (
+    BOARD_CHANGED,
+    COMPUTER_BUSY,
+    SLOW_PRESSES,
+    TRY_AGAIN,
+    TRY_AGAIN_SOON,
+    WENT_WRONG,
+)
 from bot.service.context import GONE, Services
 from bot.service.hints import hint_text
 from bot.service.rates import Limits
+from bot.service.starts import GAME_ON
 from bot.storage import ChatBusy, StorageError, StorageTimeout, VersionConflict
 from bot.storage.keys import limit_key
 from bot.storage.limits import Bucket
@@ -51,14 +60,7 @@ HINT_LIMIT = 400  # characters of a hint in the page's message
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # what bot/model/table.py new_id makes
 
 SIGNED_OUT = N_("This page could not prove who you are. Open the game again from its board in Telegram.")
-BOARD_CHANGED = N_("The board has just changed. Look at it again.")
 NOT_PLAYING = N_("You are not playing in this game.")
-SLOW_PRESSES = N_("Too many presses at once. Wait a moment, then press again.")
-GAME_ON = N_("A game is already going on here. Finish it or /resign first.")
-TRY_AGAIN = N_("The game storage is not available right now. Please try again in a minute.")
-TRY_AGAIN_SOON = N_("The game storage is slow to answer right now. Please try again in a moment.")
-WENT_WRONG = N_("Something went wrong. Please try again.")
-COMPUTER_BUSY = N_("The computer is very busy right now. Press again in a moment.")
 
 
 @dataclass(frozen=True)

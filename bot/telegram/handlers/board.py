@@ -16,6 +16,7 @@ from bot.i18n import Texts
 from bot.model.flow import Refused
 from bot.model.table import Table
 from bot.service import games
+from bot.service.answers import BOARD_CHANGED
 from bot.service.context import load as load_game
 from bot.telegram.callbacks import BadCallback, Callback
 from bot.telegram.handlers.claims import offer_claim
@@ -30,7 +31,6 @@ from bot.telegram.handlers.common import (
 )
 
 BOARD_BEHIND = N_("The board was behind; here it is now.")
-BOARD_CHANGED = N_("The board has just changed. Look at it again.")
 STALE_WINDOW = 60.0  # seconds: a press on an old version of a current board that looks up to date...
 STALE_AGAIN = 3.0  # ...and another one this much later redraws it anyway (once per version)
 

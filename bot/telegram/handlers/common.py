@@ -17,6 +17,11 @@ from bot.i18n import N_ as N_
 from bot.i18n import Texts, language_of, texts
 from bot.model.flow import Refused
 from bot.model.table import Person, Table
+from bot.service.answers import COMPUTER_BUSY as COMPUTER_BUSY
+from bot.service.answers import QUICKER as QUICKER
+from bot.service.answers import TRY_AGAIN as TRY_AGAIN
+from bot.service.answers import TRY_AGAIN_SOON as TRY_AGAIN_SOON
+from bot.service.answers import WENT_WRONG as WENT_WRONG
 from bot.service.context import Services
 from bot.service.rates import Limits
 from bot.service.settings import Settings, choosing, current
@@ -42,15 +47,10 @@ from bot.workers.computer import ComputerBusy
 log = logging.getLogger(__name__)
 
 
-TRY_AGAIN = N_("The game storage is not available right now. Please try again in a minute.")
-TRY_AGAIN_SOON = N_("The game storage is slow to answer right now. Please try again in a moment.")
 # Seconds an update's handler may take, its waits on Redis above all, before the user is told to try again
 # in a moment: with the inbound limits' own bounded look (bot/telegram/handlers/gate.py) every update is answered
 # within about 3 s whatever Redis does (Telegram drops a press's answer after about 10 s).
 ANSWER_WITHIN = 2.5
-WENT_WRONG = N_("Something went wrong. Please try again.")
-QUICKER = N_("Someone was quicker. Look at the board again.")
-COMPUTER_BUSY = N_("The computer is very busy right now. Press again in a moment.")
 
 
 @dataclass(kw_only=True)

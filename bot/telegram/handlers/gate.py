@@ -16,6 +16,7 @@ from telegram import Update
 from telegram.constants import ChatType
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
+from bot.service.answers import SLOW_PRESSES
 from bot.service.rates import Limits
 from bot.service.settings import choosing
 from bot.storage import StorageError
@@ -25,7 +26,6 @@ from bot.telegram.handlers.common import N_, answer, deps, user_texts, viewer_se
 
 log = logging.getLogger(__name__)
 
-SLOW_PRESSES = N_("Too many presses at once. Wait a moment, then press again.")
 SLOW_COMMANDS = N_("Too many commands at once. Wait a minute, please.")
 LOOK_WITHIN = 0.5  # seconds the gate waits for Redis before it lets an update pass unchecked
 
