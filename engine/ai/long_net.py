@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from importlib import resources
 from io import BytesIO
 from pathlib import Path
@@ -53,33 +53,26 @@ _POINTS = np.arange(26, dtype=np.float64)
 _POINTS[25] = 0.0  # long nardy has no bar
 # Divisors that bring long_eval's features to about 0..1 (pips/10, head, points per quarter, runs, ...).
 _FEATURE_SCALE = np.array([36.0, 15.0, 6.0, 6.0, 6.0, 5.0, 10.0, 8.0, 10.0, 15.0, 15.0, 15.0, 15.0])
-_BITS = 1 << np.arange(24, dtype=np.int64)
 SIDE_INPUTS = 96 + 3 + 3 + 2 + len(FEATURES)
 INPUTS = 2 * SIDE_INPUTS + 1
 WEIGHTS_FILE = "long_net.npz"
 
 
-@lru_cache(maxsize=1 << 16)
-def _ahead(mask: int) -> np.ndarray:
-    """For a 24-bit mask of T's points in S's numbering (bit p-1 = point p): 4×24 flags, for S's points
-    1..24, of a run of T's points of length ≥ 3, ≥ 4, ≥ 5 ahead of it (below it), and of any T point
-    ahead of it."""
-    bests: list[int] = []
-    run = best = 0
+def _ahead(held: np.ndarray) -> np.ndarray:
+    """For N rows of T's held points in S's numbering (N×24 booleans, column p-1 = point p): N×4×24 flags,
+    for S's points 1..24, of a run of T's points of length ≥ 3, ≥ 4, ≥ 5 ahead of it (on lower points),
+    and of any T point ahead of it. Vectorised over the rows: 24 column steps whatever N is."""
+    n = held.shape[0]
+    bests = np.zeros((n, 24), dtype=np.int64)  # the longest run of T points below each point
+    run = np.zeros(n, dtype=np.int64)
+    best = np.zeros(n, dtype=np.int64)
     for p in range(24):
-        bests.append(best)
-        run = run + 1 if mask >> p & 1 else 0
-        best = max(best, run)
-    lowest = (mask & -mask).bit_length()  # the lowest T point (0: none)
-    return np.array(
-        [
-            [b >= 3 for b in bests],
-            [b >= 4 for b in bests],
-            [b >= 5 for b in bests],
-            [0 < lowest <= p for p in range(24)],
-        ],
-        dtype=np.float64,
-    )
+        bests[:, p] = best
+        run = (run + 1) * held[:, p]
+        np.maximum(best, run, out=best)
+    seen = np.zeros((n, 24), dtype=bool)  # any T point below each point
+    seen[:, 1:] = np.logical_or.accumulate(held[:, :-1], axis=1)
+    return np.stack([bests >= 3, bests >= 4, bests >= 5, seen], axis=1).astype(np.float64)
 
 
 def side_inputs(s: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -95,9 +88,7 @@ def side_inputs(s: np.ndarray, t: np.ndarray) -> np.ndarray:
     out[:, 96] = s[:, 0] / 15.0
     out[:, 97] = s[:, 0:7].sum(axis=1) / 15.0
     out[:, 98] = s @ _POINTS / 360.0
-    # T's held points in S's numbering, as 24-bit masks; _ahead gives the blocked-checker flags.
-    masks = (t[:, _MIRROR[1:25]] > 0) @ _BITS
-    flags = np.array([_ahead(int(m)) for m in masks])  # N × 4 × 24
+    flags = _ahead(t[:, _MIRROR[1:25]] > 0)  # T's held points in S's numbering → N × 4 × 24 flags
     out[:, 99:103] = (flags * pts[:, None, :]).sum(axis=2) / 15.0
     occupied = pts > 0
     rearmost = np.where(occupied.any(axis=1), 24 - np.argmax(occupied[:, ::-1], axis=1), 0)

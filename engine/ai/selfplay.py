@@ -6,9 +6,12 @@ import math
 import random
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from engine.ai.long_net import encode_counts, equity
 from engine.ai.player import Player
 from engine.dice import Dice
 from engine.rules import Rules
@@ -67,3 +70,49 @@ def percentile(values: Sequence[float], q: float) -> float:
     """The `q` quantile (0..1) of `values` by rank (nan for none): decision times' p99 and the like."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+@dataclass(frozen=True, eq=False)
+class SelfPlayGame:
+    """One self-play game: every position met (N×26 counts, each from its side to move: xs the mover's,
+    os the other's), whether the last mover's win was a mars, and the turns played."""
+
+    xs: np.ndarray
+    os: np.ndarray
+    mars: bool
+    turns: int
+
+
+def self_play_game(
+    rules: Rules, forward: Callable[[np.ndarray], np.ndarray], rng: random.Random, explore: float
+) -> SelfPlayGame:
+    """One game of a net against itself, greedy at 1 ply (`forward`: encoded positions → N×3 outputs),
+    with a random play at probability `explore`; the dice and the exploration draw from `rng`."""
+    position = rules.start_position()
+    xs: list[tuple[int, ...]] = [position.x]
+    os: list[tuple[int, ...]] = [position.o]
+    first = True
+    for turn in range(MAX_TURNS):
+        d1, d2 = rng.randint(1, 6), rng.randint(1, 6)
+        while first and d1 == d2:
+            d1, d2 = rng.randint(1, 6), rng.randint(1, 6)
+        first = False
+        plays = rules.legal_plays(position, Dice(d1, d2))
+        won = [i for i, p in enumerate(plays) if p.position.x[0] == 15]
+        if won:
+            chosen = max(won, key=lambda i: (rules.score_loser(plays[i].position.o).points, -i))
+            mars = rules.score_loser(plays[chosen].position.o).points >= 2
+            return SelfPlayGame(np.array(xs, dtype=np.int8), np.array(os, dtype=np.int8), mars, turn + 1)
+        if len(plays) == 1:
+            chosen = 0
+        elif explore and rng.random() < explore:
+            chosen = rng.randrange(len(plays))
+        else:
+            inputs = encode_counts(
+                np.array([p.position.o for p in plays]), np.array([p.position.x for p in plays])
+            )
+            chosen = int(np.argmin(equity(forward(inputs))))
+        position = plays[chosen].position.swapped()
+        xs.append(position.x)
+        os.append(position.o)
+    raise RuntimeError(f"self-play game not over after {MAX_TURNS} turns: {rules.describe(position)}")

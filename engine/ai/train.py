@@ -42,18 +42,18 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from engine.ai.levels import long_v1
-from engine.ai.long_net import LongNet, LongNetEvaluator, encode_counts, equity
+from engine.ai.curve import CurvePoint, draw_curve
+from engine.ai.levels import long_v1, player_for
+from engine.ai.long_net import LongNet, LongNetEvaluator, encode_counts
 from engine.ai.player import Player, SearchPlayer
-from engine.ai.selfplay import MAX_TURNS, play_game, points_interval
-from engine.dice import Dice
+from engine.ai.selfplay import SelfPlayGame, play_game, points_interval, self_play_game
+from engine.ai.train_pool import PoolPlan, train_pool
 from engine.rules import Rules, find_rules
 
 
@@ -78,15 +78,6 @@ class TrainConfig:
             raise ValueError(f"train config: lr must be positive, got {self.lr}")
 
 
-@dataclass(frozen=True)
-class CurvePoint:
-    """One evaluation: games trained, points per game against the opponent and the 95 % half-width."""
-
-    games: int
-    ppg: float
-    half: float
-
-
 _ADAM_B1, _ADAM_B2, _ADAM_EPS = 0.9, 0.999, 1e-8
 _PARAMS = ("w1", "b1", "w2", "b2")
 
@@ -102,6 +93,7 @@ class Trainer:
     games: int = 0
     steps: int = 0
     curve: list[CurvePoint] = field(default_factory=list)
+    rounds: int = 0  # rounds of a parallel run (engine/ai/train_pool.py)
     rules: Rules = field(default_factory=lambda: find_rules("long"))
 
     @classmethod
@@ -110,6 +102,24 @@ class Trainer:
         params = {k: getattr(net, k).copy() for k in _PARAMS}
         moments = {f"{m}_{k}": np.zeros_like(v) for k, v in params.items() for m in ("m", "v")}
         return cls(config, params, moments, random.Random(config.seed))
+
+    @classmethod
+    def warm(cls, config: TrainConfig, start: LongNet) -> Trainer:
+        """A run that starts from a trained net (its games counted, for the learning rate's decay), widened
+        to `config.hidden` units if that is more than it has: the new units get small random input weights
+        and zero output weights, so the widened net judges every position exactly as `start` does."""
+        if config.hidden < start.hidden:
+            raise ValueError(
+                f"train config: hidden {config.hidden} is fewer than the start net's {start.hidden}"
+            )
+        fresh = LongNet.initial(config.hidden, np.random.default_rng(config.seed))
+        w1, b1, w2 = fresh.w1.copy(), np.zeros(config.hidden), np.zeros((config.hidden, 3))
+        w1[:, : start.hidden] = start.w1
+        b1[: start.hidden] = start.b1
+        w2[: start.hidden] = start.w2
+        params = {"w1": w1, "b1": b1, "w2": w2, "b2": start.b2.copy()}
+        moments = {f"{m}_{k}": np.zeros_like(v) for k, v in params.items() for m in ("m", "v")}
+        return cls(config, params, moments, random.Random(config.seed), games=start.games)
 
     def net(self) -> LongNet:
         """The current weights as a LongNet (a copy)."""
@@ -120,42 +130,25 @@ class Trainer:
         hidden = np.tanh(inputs @ self.params["w1"] + self.params["b1"])
         return hidden, 1.0 / (1.0 + np.exp(-(hidden @ self.params["w2"] + self.params["b2"])))
 
+    @property
+    def seed(self) -> int:
+        return self.config.seed
+
+    def explore_now(self) -> float:
+        """The chance of a random play in the next game (exploration only in the first games)."""
+        return self.config.explore if self.games < self.config.explore_games else 0.0
+
     def play_game(self) -> tuple[int, float]:
         """One self-play game and its learning step: (turns, mean squared TD error of the game)."""
-        rules, rng = self.rules, self.rng
-        position = rules.start_position()
-        xs: list[tuple[int, ...]] = [position.x]
-        os: list[tuple[int, ...]] = [position.o]
-        explore = self.config.explore if self.games < self.config.explore_games else 0.0
-        first = True
-        for turn in range(MAX_TURNS):
-            d1, d2 = rng.randint(1, 6), rng.randint(1, 6)
-            while first and d1 == d2:
-                d1, d2 = rng.randint(1, 6), rng.randint(1, 6)
-            first = False
-            plays = rules.legal_plays(position, Dice(d1, d2))
-            won = [i for i, p in enumerate(plays) if p.position.x[0] == 15]
-            if won:
-                chosen = max(won, key=lambda i: (rules.score_loser(plays[i].position.o).points, -i))
-                mars = rules.score_loser(plays[chosen].position.o).points >= 2
-                return turn + 1, self._learn(xs, os, mars)
-            if len(plays) == 1:
-                chosen = 0
-            elif explore and rng.random() < explore:
-                chosen = rng.randrange(len(plays))
-            else:
-                inputs = encode_counts(
-                    np.array([p.position.o for p in plays]), np.array([p.position.x for p in plays])
-                )
-                chosen = int(np.argmin(equity(self._forward(inputs)[1])))
-            position = plays[chosen].position.swapped()
-            xs.append(position.x)
-            os.append(position.o)
-        raise RuntimeError(f"self-play game not over after {MAX_TURNS} turns: {rules.describe(position)}")
+        game = self_play_game(
+            self.rules, lambda inputs: self._forward(inputs)[1], self.rng, self.explore_now()
+        )
+        return game.turns, self.learn(game)
 
-    def _learn(self, xs: Sequence[tuple[int, ...]], os: Sequence[tuple[int, ...]], mars: bool) -> float:
+    def learn(self, game: SelfPlayGame) -> float:
         """One Adam step towards the λ-returns of a game whose last mover (xs[-1]) won."""
-        inputs = encode_counts(np.array(xs), np.array(os))
+        xs, mars = game.xs, game.mars
+        inputs = encode_counts(game.xs, game.os)
         hidden, outputs = self._forward(inputs)
         lam = self.config.lam
         targets = np.empty_like(outputs)
@@ -199,7 +192,7 @@ class Trainer:
             "rng_version": np.array(version),
             "rng_state": np.array(state, dtype=np.uint64),
             "rng_gauss": np.array(np.nan if gauss is None else gauss),
-            "counters": np.array([self.games, self.steps]),
+            "counters": np.array([self.games, self.steps, self.rounds]),
             "curve": np.array([[p.games, p.ppg, p.half] for p in self.curve]).reshape(-1, 3),
         }
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -218,11 +211,11 @@ class Trainer:
             rng = random.Random()
             state = tuple(int(v) for v in data["rng_state"])
             rng.setstate((int(data["rng_version"]), state, None if math.isnan(gauss) else gauss))
-            games, steps = (int(v) for v in data["counters"])
+            games, steps, *rounds = (int(v) for v in data["counters"])
             curve = [CurvePoint(int(g), float(p), float(h)) for g, p, h in data["curve"]]
             params = {k: data[k].copy() for k in _PARAMS}
             moments = {f"{m}_{k}": data[f"{m}_{k}"].copy() for k in _PARAMS for m in ("m", "v")}
-        return cls(config, params, moments, rng, games, steps, curve)
+        return cls(config, params, moments, rng, games, steps, curve, rounds=rounds[0] if rounds else 0)
 
 
 def match(rules: Rules, a: Player, b: Player, games: int, seed: int) -> tuple[float, float]:
@@ -235,48 +228,6 @@ def match(rules: Rules, a: Player, b: Player, games: int, seed: int) -> tuple[fl
             rng = random.Random(seed * 7_919 + pair)
             points.append(play_game(rules, a, b, a_starts, dice, rng).a_points)
     return points_interval(points)
-
-
-def draw_curve(curve: Sequence[CurvePoint], path: str | Path, title: str) -> None:
-    """The learning curve (points per game with 95 % bars against games trained) as a PNG."""
-    from PIL import Image, ImageDraw
-
-    width, height, left, right, top, bottom = 800, 480, 70, 20, 40, 50
-    image = Image.new("RGB", (width, height), "white")
-    draw = ImageDraw.Draw(image)
-    draw.text((left, 12), title, fill="black")
-    max_games = max([p.games for p in curve] + [1])
-    lows = [p.ppg - p.half for p in curve] + [-1.0]
-    highs = [p.ppg + p.half for p in curve] + [1.0]
-    y_min, y_max = math.floor(min(lows) * 2) / 2, math.ceil(max(highs) * 2) / 2
-
-    def xy(games: float, ppg: float) -> tuple[float, float]:
-        x = left + (width - left - right) * games / max_games
-        y = top + (height - top - bottom) * (y_max - ppg) / (y_max - y_min)
-        return x, y
-
-    draw.rectangle([left, top, width - right, height - bottom], outline="black")
-    tick = y_min
-    while tick <= y_max + 1e-9:
-        _, y = xy(0, tick)
-        draw.line([left, y, width - right, y], fill=(200, 200, 200) if tick else (120, 120, 120))
-        draw.text((8, y - 6), f"{tick:+.1f}", fill="black")
-        tick += 0.5
-    for i in range(5):
-        games = max_games * i / 4
-        x, _ = xy(games, y_min)
-        draw.text((x - 15, height - bottom + 8), f"{games:,.0f}", fill="black")
-    draw.text((width // 2 - 60, height - 20), "self-play games trained", fill="black")
-    points = [xy(p.games, p.ppg) for p in curve]
-    for p, (x, _) in zip(curve, points):
-        _, y_low = xy(p.games, p.ppg - p.half)
-        _, y_high = xy(p.games, p.ppg + p.half)
-        draw.line([x, y_low, x, y_high], fill=(150, 150, 230))
-    if len(points) > 1:
-        draw.line(points, fill=(20, 20, 180), width=2)
-    for x, y in points:
-        draw.ellipse([x - 3, y - 3, x + 3, y + 3], fill=(20, 20, 180))
-    image.save(path)
 
 
 class Progress:
@@ -372,6 +323,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--curve", type=Path, help="learning-curve PNG")
     parser.add_argument("--best", type=Path, help="the best net so far, in the shipped .npz format")
     parser.add_argument("--out", type=Path, help="the final net, in the shipped .npz format")
+    parser.add_argument("--init", type=Path, help="start from this net (.npz), widened to --hidden units")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="self-play processes (more than 1: train_pool)"
+    )
+    parser.add_argument("--per-actor", type=int, default=8, help="games per worker a round (--workers > 1)")
+    parser.add_argument(
+        "--checkpoint-games", type=int, default=5_000, help="games between drains (--workers > 1)"
+    )
+    parser.add_argument(
+        "--eval-against", default="long_v1", help="the frozen opponent of the curve (a level)"
+    )
+    parser.add_argument("--seconds", type=float, default=math.inf, help="stop at the first drain after this")
     args = parser.parse_args(argv)
     for path in (args.checkpoint, args.curve, args.best, args.out):
         if path is not None:
@@ -382,17 +345,38 @@ def main(argv: list[str] | None = None) -> None:
         trainer = Trainer.load(args.checkpoint)
         print(f"resumed {args.checkpoint} at {trainer.games} games", flush=True)
     else:
-        trainer = Trainer.new(TrainConfig(hidden=args.hidden, lam=args.lam, lr=args.lr, seed=args.seed))
-    train(
-        trainer,
-        args.games,
-        eval_every=args.eval_every,
-        eval_games=args.eval_games,
-        checkpoint=args.checkpoint,
-        checkpoint_every=args.checkpoint_every,
-        curve_path=args.curve,
-        best_path=args.best,
-    )
+        config = TrainConfig(hidden=args.hidden, lam=args.lam, lr=args.lr, seed=args.seed)
+        trainer = Trainer.warm(config, LongNet.load(args.init)) if args.init else Trainer.new(config)
+    if args.workers > 1:
+        plan = PoolPlan(
+            args.workers,
+            args.per_actor,
+            args.checkpoint_games,
+            args.eval_every,
+            args.eval_games,
+            args.eval_against,
+        )
+        train_pool(
+            trainer,
+            args.games,
+            plan,
+            seconds=args.seconds,
+            checkpoint=args.checkpoint,
+            curve_path=args.curve,
+            best_path=args.best,
+        )
+    else:
+        train(
+            trainer,
+            args.games,
+            eval_every=args.eval_every,
+            eval_games=args.eval_games,
+            eval_opponent=player_for("long", args.eval_against) if args.eval_every else None,
+            checkpoint=args.checkpoint,
+            checkpoint_every=args.checkpoint_every,
+            curve_path=args.curve,
+            best_path=args.best,
+        )
     for point in trainer.curve:
         print(f"{point.games}\t{point.ppg:+.3f}\t±{point.half:.3f}")
     if args.out is not None:
