@@ -1,8 +1,8 @@
 """The computer opponent: a function from (rules, position, dice, level, rng) to one legal play.
 
-Short nardy uses bgsage's neural network (MPL-2.0); long nardy a linear evaluator of its own with a
-lookahead over the opponent's rolls at the expert level. Weaker levels add noise to the same
-evaluations. See `levels.py` for the table of players.
+Short nardy uses bgsage's neural network (MPL-2.0); long nardy a self-play network of its own
+(long_net.py). See `levels.py` for the table of players; `analysis.py` judges plays by the expert's own
+decisions.
 """
 
 from __future__ import annotations

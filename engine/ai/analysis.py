@@ -1,23 +1,25 @@
 """Post-game analysis and hints: how much equity each play gave away against the computer's best play.
 
-Every unforced play of a game's record is judged the way the computer's "expert" level chooses: all
-legal plays scored by the quick evaluator, then the leading candidates (the expert's own candidates,
-at least the top three, and always the play made) scored again by the deeper one; the best of those is
-"the best play" and the loss of a play is best − made (≥ 0). Forced plays (one distinct outcome, a pass
-included) are skipped, as GNU Backgammon does.
+The judge is the computer's "expert" level itself (`levels.player_for(game, "expert")`): in every
+position the best play is the expert's own decision (`SearchPlayer.decide`), so a hint is always the
+play the expert would make and the expert's own games are reviewed without a single loss. The expert
+scores every legal play with its screening evaluator and, when it has a deeper one, re-scores its
+closest candidates with it; the judge reads those scores as equities. A play is measured at the depth
+the best play was: when the expert re-scored candidates, a play outside them is re-scored by the same
+deep evaluator too (else both are the screen's). The loss of a play is best − made (≥ 0): a play equal
+to the expert's choice, or as good by that measure, loses exactly 0. Forced plays (one distinct outcome,
+a pass included) are skipped, as GNU Backgammon does. Depth "quick" is the expert's first impression
+(its screen only, no deep pass).
 
 The unit is equity: expected points per game for the side that has just played, cubeless, before the
 opponent's roll; a finished game counts its points exactly (1, 2 or 3).
-- Short nardy: bgsage's network (raw net to screen, its 2-ply search for the candidates); its equity
-  is gnubg's cubeless money equity  P(win) − P(lose) + P(gammon won) − P(gammon lost)
-  + P(backgammon won) − P(backgammon lost), in −3..3.
-- Long nardy: the project's linear score (long_eval.py; −1 per 10 pips, so 1 unit ≈ 10 pips), screened
-  at 1-ply and deepened by the expert's lookahead over the opponent's 21 rolls, mapped to equity by
-  `long_equity(v) = 2·tanh(v / 18)` in −2..2 (mars counted 2; koks, an option, not). The curve was fitted
-  by least squares to the signed points of 300 self-played games (intermediate level, 28 637 positions
-  after a play, 23 % of them in games won by a mars; `bench/analysis.py --calibrate 300` redoes it;
-  other seed sets give 18..20): near 0 a pip is worth about 0.01, as in backgammon. The hint's win
-  chance for long nardy is an estimate fitted the same way: P(win) = 1 / (1 + exp(0.08 − 0.16·v)).
+- Short nardy: bgsage's network (the raw net to screen, its 2-ply search for the expert's candidates);
+  its equity is gnubg's cubeless money equity  P(win) − P(lose) + P(gammon won) − P(gammon lost)
+  + P(backgammon won) − P(backgammon lost), in −3..3. The win chance is the raw net's P(win).
+- Long nardy: the project's self-play network (long_net.py), the very net the expert plays; its score of
+  a position after a play is already the mover's expected points (minus the equity of the opponent, who
+  is to move there: P(win)·1 + P(win a mars)·1 − P(lose)·1 − P(lose a mars)·1, in −2..2; koks, an
+  option, not counted). The win chance is 1 − the net's P(win) for the opponent.
 
 What each side gets (`SideReview`) follows GNU Backgammon's chequer-play statistics: unforced moves,
 the total and mean equity loss, the error rate in millipoints per unforced move ("Error rate mEMG":
@@ -32,14 +34,15 @@ together; `analyse(game)` does both in one call.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+import random
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from functools import cache
 
-from engine.ai.long_eval import LinearEvaluator, shipped_weights
-from engine.ai.player import WIN_VALUE, Evaluator, LookaheadEvaluator, score_plays
-from engine.ai.short_net import NetEvaluator, net_probabilities
+from engine.ai.levels import player_for
+from engine.ai.long_net import LongNetEvaluator
+from engine.ai.player import WIN_VALUE, Decision, SearchPlayer, score_plays
+from engine.ai.short_net import net_probabilities
 from engine.dice import Dice
 from engine.errors import WrongPhaseError
 from engine.game import Game, Phase
@@ -55,86 +58,56 @@ VERY_BAD = 0.16
 # How many worst plays each side's review keeps, and how many plays a hint lists.
 WORST = 3
 TOP = 3
-# Long nardy's equity curve and win-chance estimate (fitted to self-play, see the module's docstring).
-LONG_EQUITY_SCALE = 18.0
-LONG_WIN_SLOPE = 0.16
-LONG_WIN_BIAS = -0.08
 
 DEPTHS: tuple[str, ...] = ("expert", "quick")
 
 Progress = Callable[[int, int], None]
+# The mover's chance to win after a play: (position before, position after) -> P(win).
+WinChance = Callable[[Position, Position], float]
 
 
-def long_equity(value: float) -> float:
-    """Long nardy's evaluator value (from the side that just moved) as expected points, in −2..2."""
-    return 2.0 * math.tanh(value / LONG_EQUITY_SCALE)
+def _short_win_chance(player: SearchPlayer) -> WinChance:
+    return lambda before, after: net_probabilities(before, after)[0]
 
 
-def long_win_chance(value: float) -> float:
-    """An estimate of the mover's chance to win from the evaluator's value after its play (logistic fit
-    to self-play outcomes; the small negative bias is the opponent's being on roll)."""
-    return 1.0 / (1.0 + math.exp(-(LONG_WIN_BIAS + LONG_WIN_SLOPE * value)))
-
-
-def _short_win_chance(before: Position, after: Position, value: float) -> float:
-    return net_probabilities(before, after)[0]
-
-
-def _long_win_chance(before: Position, after: Position, value: float) -> float:
-    return long_win_chance(value)
+def _long_win_chance(player: SearchPlayer) -> WinChance:
+    evaluator = player.evaluator
+    if not isinstance(evaluator, LongNetEvaluator):
+        raise ValueError(f"the long nardy expert screens with {evaluator!r}, not a network: no win chance")
+    return lambda before, after: evaluator.win_chances([after])[0]
 
 
 @dataclass(frozen=True)
 class Judge:
-    """How one game's plays are judged: a `screen` evaluator for every legal play, an optional `deep`
-    one for the leading `candidates` (within `margin` of the best screened play, and at least the top
-    TOP), the map from the evaluator's values to equity, and the mover's win chance after a play."""
+    """How one game's plays are judged: by the expert `player`'s own decisions, its scores (for the side
+    that just moved) read as equities, and `win_chance(before, after)`, the mover's chance to win after a
+    play. `scale` names the unit for a reader."""
 
-    screen: Evaluator
-    deep: Evaluator | None
-    candidates: int
-    margin: float
-    to_equity: Callable[[float], float]
-    win_chance: Callable[[Position, Position, float], float]
+    player: SearchPlayer
+    win_chance: WinChance
     scale: str
 
 
-def _short(depth: str) -> Judge:
-    return Judge(
-        NetEvaluator(),
-        NetEvaluator(plies=2) if depth == "expert" else None,
-        4,
-        0.12,
-        float,
-        _short_win_chance,
-        "cubeless money equity from bgsage's net (−3..3)",
-    )
-
-
-def _long(depth: str) -> Judge:
-    linear = LinearEvaluator(shipped_weights("expert"))
-    return Judge(
-        linear,
-        LookaheadEvaluator(linear) if depth == "expert" else None,
-        3,
-        float("inf"),
-        long_equity,
-        _long_win_chance,
-        "expected points, 2·tanh(score/18) of the long evaluator's score (−2..2)",
-    )
-
-
-_JUDGES: dict[str, Callable[[str], Judge]] = {"short": _short, "long": _long}
+_GAMES: dict[str, tuple[Callable[[SearchPlayer], WinChance], str]] = {
+    "short": (_short_win_chance, "cubeless money equity from bgsage's net (−3..3)"),
+    "long": (_long_win_chance, "expected points from the long nardy network (−2..2)"),
+}
 
 
 @cache
 def judge_for(game: str, depth: str = "expert") -> Judge:
-    """The judge of `game` at `depth`: "expert" (the expert level's search) or "quick" (screen only)."""
-    if game not in _JUDGES:
-        raise ValueError(f"no analysis for game {game!r}; games: {', '.join(_JUDGES)}")
+    """The judge of `game` at `depth`: "expert" (the expert level's decisions) or "quick" (the expert's
+    screen only)."""
+    if game not in _GAMES:
+        raise ValueError(f"no analysis for game {game!r}; games: {', '.join(_GAMES)}")
     if depth not in DEPTHS:
         raise ValueError(f"unknown analysis depth {depth!r}; depths: {', '.join(DEPTHS)}")
-    return _JUDGES[game](depth)
+    expert = player_for(game, "expert")
+    if not isinstance(expert, SearchPlayer) or expert.noise != 0.0:
+        raise ValueError(f"the {game} expert {expert!r} is not a noiseless SearchPlayer: no judge follows it")
+    player = expert if depth == "expert" else replace(expert, deep=None)
+    win_chance, scale = _GAMES[game]
+    return Judge(player, win_chance(player), scale)
 
 
 # ----- values ---------------------------------------------------------------------------------------
@@ -228,8 +201,8 @@ class Analysis:
 
 @dataclass(frozen=True, slots=True)
 class Hint:
-    """The best plays for the side on turn (best first, at most TOP) and its chance to win after the best
-    one (short: bgsage's raw net; long: the estimate `long_win_chance`)."""
+    """The best plays for the side on turn (the expert's choice first, at most TOP) and its chance to win
+    after the best one (short: bgsage's raw net; long: the long nardy network)."""
 
     side: Side
     dice: Dice
@@ -247,16 +220,9 @@ class Hint:
 # ----- judging one turn -----------------------------------------------------------------------------
 
 
-def _ranked(
-    judge: Judge, rules: Rules, position: Position, plays: Sequence[Play]
-) -> tuple[list[int], list[float]]:
-    """The candidates' indices, best screened first, and every play's screen score."""
-    scores = score_plays(rules, judge.screen, position, plays)
-    order = sorted(range(len(plays)), key=lambda i: (-scores[i], i))
-    top = scores[order[0]]
-    wanted = max(judge.candidates, TOP)
-    chosen = [i for n, i in enumerate(order[:wanted]) if n < TOP or scores[i] >= top - judge.margin]
-    return chosen, scores
+def _decide(judge: Judge, rules: Rules, position: Position, plays: Sequence[Play]) -> Decision:
+    """The expert's decision among `plays` (noiseless: the random source is never drawn from)."""
+    return judge.player.decide(rules, position, plays, random.Random(0))
 
 
 def _equities(
@@ -264,41 +230,38 @@ def _equities(
     rules: Rules,
     position: Position,
     plays: Sequence[Play],
-    pool: Sequence[int],
-    scores: Sequence[float],
-) -> dict[int, tuple[float, float]]:
-    """(equity, evaluator value) of each play in `pool`, by the deep evaluator when there is one."""
-    values = {i: scores[i] for i in pool}
-    if judge.deep is not None:
-        open_ = [i for i in pool if scores[i] < WIN_VALUE]
-        if open_:
-            for i, v in zip(open_, judge.deep.values(rules, position, [plays[i].position for i in open_])):
-                values[i] = v
-    return {i: ((v - WIN_VALUE) if v >= WIN_VALUE else judge.to_equity(v), v) for i, v in values.items()}
-
-
-def _best(pool: Sequence[int], equities: dict[int, tuple[float, float]]) -> int:
-    """The first play of `pool` (screen order) with the highest equity."""
-    return max(pool, key=lambda i: (equities[i][0], -pool.index(i)))
+    decision: Decision,
+    wanted: Iterable[int],
+) -> dict[int, float]:
+    """The equity of each play in `wanted` at the depth of the decision's best play: when the expert
+    re-scored candidates, their deep scores and the deep evaluator's for the others; else the screen's."""
+    wanted = list(dict.fromkeys(wanted))
+    deep = judge.player.deep
+    if decision.deep and deep is not None:
+        values = {i: decision.deep[i] for i in wanted if i in decision.deep}
+        rest = [i for i in wanted if i not in values]
+        values.update(zip(rest, score_plays(rules, deep, position, [plays[i] for i in rest])))
+    else:
+        values = {i: decision.screen[i] for i in wanted}
+    return {i: (v - WIN_VALUE) if v >= WIN_VALUE else v for i, v in values.items()}
 
 
 def review_play(
     judge: Judge, rules: Rules, position: Position, dice: Dice, play: Play
 ) -> tuple[Play, float, float] | None:
     """(best play, its equity, the made play's equity) for `play` with `dice` in `position`; None when
-    the play was forced (one distinct legal outcome, a pass included)."""
+    the play was forced (one distinct legal outcome, a pass included). The best play is the expert's
+    choice, unless the play made is worth as much (then it is the best itself: no loss)."""
     plays = rules.legal_plays(position, dice)
     if len(plays) == 1:
         return None
     made = plays.index(play)  # Play equality is by the resulting position
-    pool, scores = _ranked(judge, rules, position, plays)
-    if made not in pool:
-        pool.append(made)
-    equities = _equities(judge, rules, position, plays, pool, scores)
-    best = _best(pool, equities)
-    if equities[made][0] >= equities[best][0]:
-        best = made  # the play made is (one of) the best: no loss
-    return plays[best], equities[best][0], equities[made][0]
+    decision = _decide(judge, rules, position, plays)
+    best = decision.chosen
+    equities = _equities(judge, rules, position, plays, decision, (best, made))
+    if equities[made] >= equities[best]:
+        best = made  # the expert's choice, or a play as good: no loss
+    return plays[best], equities[best], equities[made]
 
 
 # ----- whole games ----------------------------------------------------------------------------------
@@ -377,20 +340,33 @@ def analyse(game: Game, *, depth: str = "expert", on_progress: Progress | None =
 
 
 def hint(game: Game, *, depth: str = "expert") -> Hint:
-    """The best plays (best first, at most TOP) for the side on turn of a game in its MOVE phase."""
+    """The best plays for the side on turn of a game in its MOVE phase: the expert's choice first, then
+    at most TOP − 1 others, better first.
+
+    The others are the expert's other candidates (those it re-scored), filled up from its screen order
+    when it had fewer than TOP; every option's equity is measured at the depth of the expert's choice,
+    as a review would measure the play (so a filler is re-scored by the deep evaluator when the expert
+    ran one). An option worth more than the expert's choice by that measure is left out. Only a filler
+    can be (the choice is the best of the candidates, and without a deep pass the best on the screen): a
+    play the expert screened out, beyond its margin, that the deeper look happens to rate higher. Listed
+    below the best play it would contradict the hint's first line, and put first it would no longer be
+    the expert's play; so the hint may list fewer than TOP. Equal equities keep the screen's order."""
     if game.phase is not Phase.MOVE or game.dice is None:
         raise WrongPhaseError(f"no hint in phase {game.phase.value}: a hint needs dice to play")
     judge = judge_for(game.game, depth)
     rules, position = game.rules, game.position
     plays = rules.legal_plays(position, game.dice)
-    pool, scores = _ranked(judge, rules, position, plays)
-    equities = _equities(judge, rules, position, plays, pool, scores)
-    best = _best(pool, equities)
-    others = sorted((i for i in pool if i != best), key=lambda i: (-equities[i][0], pool.index(i)))
+    decision = _decide(judge, rules, position, plays)
+    best = decision.chosen
+    screened = sorted(range(len(plays)), key=lambda i: (-decision.screen[i], i))
+    rank = {i: n for n, i in enumerate(screened)}
+    others = sorted((i for i in decision.deep if i != best), key=rank.__getitem__)
+    others += [i for i in screened if i != best and i not in decision.deep][: max(TOP - 1 - len(others), 0)]
+    equities = _equities(judge, rules, position, plays, decision, (best, *others))
+    kept = sorted((i for i in others if equities[i] <= equities[best]), key=lambda i: (-equities[i], rank[i]))
     options = []
-    for i in [best, *others][:TOP]:
-        equity, value = equities[i]
+    for i in [best, *kept][:TOP]:
         won = plays[i].position.x[0] == 15
-        chance = 1.0 if won else judge.win_chance(position, plays[i].position, value)
-        options.append(PlayOption(plays[i], equity, chance))
+        chance = 1.0 if won else judge.win_chance(position, plays[i].position)
+        options.append(PlayOption(plays[i], equities[i], chance))
     return Hint(game.turn, game.dice, tuple(options))

@@ -210,7 +210,16 @@ class LongNetEvaluator:
     def values(self, rules: Rules, before: Position, after: Sequence[Position]) -> list[float]:
         if not after:
             return []
+        return [float(-v) for v in equity(self._opponents(after))]
+
+    def win_chances(self, after: Sequence[Position]) -> list[float]:
+        """The mover's chance to win after each play: 1 − the net's P(win) for the opponent, to move there."""
+        if not after:
+            return []
+        return [float(1.0 - p) for p in self._opponents(after)[:, 0]]
+
+    def _opponents(self, after: Sequence[Position]) -> np.ndarray:
+        """The net's N×3 outputs for the opponent, who is to move in each position after a play."""
         net = self.net if self.net is not None else shipped_net()
         # after.swapped(): the opponent is to move; its x is our o.
-        inputs = encode_counts(np.array([p.o for p in after]), np.array([p.x for p in after]))
-        return [float(-v) for v in equity(net.forward(inputs))]
+        return net.forward(encode_counts(np.array([p.o for p in after]), np.array([p.x for p in after])))

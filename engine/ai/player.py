@@ -3,14 +3,17 @@
 A game supplies an `Evaluator` (how good the position after a play is for the side that just moved);
 `SearchPlayer` turns it into a player: 0-ply choice of the best play, optional noise for the weaker
 levels, and an optional deeper evaluator for the best few candidates (`LookaheadEvaluator`: the
-opponent's best reply to each of its 21 rolls; short nardy uses bgsage's own 2-ply search).
+opponent's best reply to each of its 21 rolls; short nardy uses bgsage's own 2-ply search). Its
+`decide` returns the choice with the scores behind it (`Decision`): `choose` plays it, and the
+analysis (analysis.py) judges plays by the expert's own decisions.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Protocol
 
 from engine.dice import ALL_ROLLS, Dice, roll_weight
@@ -96,6 +99,34 @@ class LookaheadEvaluator:
         return [reply_value(rules, self.base, p) for p in after]
 
 
+@dataclass(frozen=True, slots=True, repr=False)
+class Decision:
+    """What `SearchPlayer.decide` found: `chosen`, the index of the play it picks; `screen`, every play's
+    score by the first-pass evaluator (noise included, as the choice saw them); `deep`, the deeper
+    evaluator's score of each candidate it re-scored, by play index (empty when no deep pass ran: no deep
+    evaluator, a single play, a won game on the board, or a single candidate within the margin)."""
+
+    chosen: int
+    screen: tuple[float, ...]
+    deep: Mapping[int, float] = field(default_factory=lambda: MappingProxyType({}), hash=False)
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.chosen < len(self.screen):
+            raise ValueError(f"decision: chosen play {self.chosen} is not one of {len(self.screen)} plays")
+        if not set(self.deep) <= set(range(len(self.screen))):
+            raise ValueError(f"decision: deep scores for plays {sorted(self.deep)} of {len(self.screen)}")
+        if not isinstance(self.deep, MappingProxyType):
+            object.__setattr__(self, "deep", MappingProxyType(dict(self.deep)))
+
+    def __repr__(self) -> str:
+        return f"Decision(chosen={self.chosen}, screen={self.screen!r}, deep={dict(self.deep)!r})"
+
+    @property
+    def score(self) -> float:
+        """The chosen play's score at the depth it was chosen: deep when a deep pass ran, else screen."""
+        return self.deep[self.chosen] if self.deep else self.screen[self.chosen]
+
+
 @dataclass(frozen=True)
 class SearchPlayer:
     """Best play by `evaluator`, blurred by Gaussian `noise` (in score units). With a `deep` evaluator,
@@ -110,22 +141,30 @@ class SearchPlayer:
 
     def choose(self, rules: Rules, position: Position, dice: Dice, rng: random.Random) -> Play:
         plays = rules.legal_plays(position, dice)
-        if len(plays) == 1:
-            return plays[0]
+        return plays[self.decide(rules, position, plays, rng).chosen]
+
+    def decide(self, rules: Rules, position: Position, plays: Sequence[Play], rng: random.Random) -> Decision:
+        """The decision among `plays` (the legal plays in `position`, in the rules' order), with the scores
+        behind it; `choose` plays `plays[decision.chosen]`. A single play is scored but not blurred (the
+        rng is not touched); ties go to the earlier play (`best_index`)."""
+        if not plays:
+            raise ValueError(f"no plays to decide among in position {rules.position_id(position)}")
         scores = score_plays(rules, self.evaluator, position, plays)
+        if len(plays) == 1:
+            return Decision(0, tuple(scores))
         if self.noise > 0.0:
             scores = [s + rng.gauss(0.0, self.noise) for s in scores]
         top = max(scores)
         if self.deep is None or top >= WIN_VALUE:
-            return pick_best(plays, scores)
+            return Decision(best_index(scores), tuple(scores))
         ranked = sorted(range(len(plays)), key=lambda i: (-scores[i], i))[: self.candidates]
         ranked = [i for i in ranked if scores[i] >= top - self.margin]
         if len(ranked) == 1:
-            return plays[ranked[0]]
+            return Decision(ranked[0], tuple(scores))
         deep = self.deep.values(rules, position, [plays[i].position for i in ranked])
-        return pick_best([plays[i] for i in ranked], deep)
+        return Decision(ranked[best_index(deep)], tuple(scores), dict(zip(ranked, deep)))
 
 
-def pick_best(plays: Sequence[Play], scores: Sequence[float]) -> Play:
-    """The first play with the highest score."""
-    return plays[max(range(len(plays)), key=lambda i: (scores[i], -i))]
+def best_index(scores: Sequence[float]) -> int:
+    """The index of the first highest score."""
+    return max(range(len(scores)), key=lambda i: (scores[i], -i))

@@ -7,11 +7,13 @@ import random
 import shutil
 import subprocess
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 
 import pytest
 
-from engine import Dice, Game, Phase, Play, Side, WrongPhaseError, find_rules
+from engine import Dice, Game, Phase, Play, Position, Side, WrongPhaseError, find_rules
+from engine.ai import choose_play
 from engine.ai.analysis import (
     BAD,
     DOUBTFUL,
@@ -21,12 +23,13 @@ from engine.ai.analysis import (
     analyse,
     hint,
     judge_for,
-    long_equity,
-    long_win_chance,
+    review_play,
     review_turns,
     summarise,
 )
-from engine.ai.player import score_plays
+from engine.ai.levels import player_for
+from engine.ai.long_net import LongNet, LongNetEvaluator, equity, shipped_net
+from engine.ai.player import SearchPlayer, score_plays
 from testkit.random_play import random_dice
 
 Chooser = Callable[[Game, int], Play]  # (game in MOVE phase, 1-based turn number) -> the play
@@ -64,7 +67,7 @@ def _worst_twice(bad: set[int]) -> Chooser:
         if turn < 5 or turn % 2 == 0 or len(bad) == 2 or len(plays) == 1:
             return hint(game).best
         bad.add(turn)
-        scores = score_plays(game.rules, judge_for(game.game).screen, game.position, plays)
+        scores = score_plays(game.rules, judge_for(game.game).player.evaluator, game.position, plays)
         return plays[min(range(len(plays)), key=lambda i: (scores[i], i))]
 
     return choose
@@ -202,13 +205,165 @@ def test_marks_follow_gnubgs_thresholds() -> None:
     ]  # fmt: skip
 
 
-def test_long_equity_curve_is_odd_bounded_and_increasing() -> None:
-    values = [-100.0, -20.0, -1.0, 0.0, 1.0, 20.0, 100.0]
-    equities = [long_equity(v) for v in values]
-    assert equities == sorted(equities) and equities[3] == 0.0
-    assert all(-2.0 < e < 2.0 for e in equities)
-    assert long_equity(-5.0) == -long_equity(5.0)
-    assert 0.0 < long_win_chance(-30.0) < 0.5 < long_win_chance(30.0) < 1.0
+# ----- the judge is the expert ------------------------------------------------------------------------
+
+
+def _levels(seed: int) -> Chooser:
+    """The intermediate level against the expert (the first player intermediate), from random.Random(seed)."""
+    rng = random.Random(seed)
+
+    def choose(game: Game, turn: int) -> Play:
+        assert game.dice is not None
+        level = "intermediate" if turn % 2 else "expert"
+        return choose_play(game.rules, game.position, game.dice, level, rng)
+
+    return choose
+
+
+@cache
+def _met(name: str, count: int) -> tuple[Game, ...]:
+    """The first `count` unforced positions (games in their MOVE phase) met in seeded games between the
+    intermediate and expert levels."""
+    found: list[Game] = []
+    seed = 100
+    while len(found) < count:
+        choose = _levels(seed)
+
+        def noted(game: Game, turn: int) -> Play:
+            if len(game.legal_plays()) > 1:
+                found.append(game)
+            return choose(game, turn)  # noqa: B023
+
+        _play_game(name, seed, noted)
+        seed += 1
+    return tuple(found[:count])
+
+
+def _expert(name: str) -> SearchPlayer:
+    expert = player_for(name, "expert")
+    assert isinstance(expert, SearchPlayer)
+    return expert
+
+
+@pytest.mark.parametrize(("name", "count"), [("long", 200), ("short", 100)])
+def test_the_hint_is_the_experts_own_play_in_positions_of_real_games(name: str, count: int) -> None:
+    expert = player_for(name, "expert")
+    for game in _met(name, count):
+        assert game.dice is not None
+        chosen = expert.choose(game.rules, game.position, game.dice, random.Random(1))
+        assert hint(game).best == chosen, f"{game.rules.position_id(game.position)} {game.dice}"
+
+
+@pytest.mark.parametrize("name", ["short", "long"])
+def test_the_experts_game_against_itself_has_no_loss_on_either_side(name: str) -> None:
+    rng = random.Random(13)
+
+    def expert(game: Game, turn: int) -> Play:
+        assert game.dice is not None
+        return choose_play(game.rules, game.position, game.dice, "expert", rng)
+
+    game = _play_game(name, 13, expert)
+    analysis = analyse(game)
+    assert game.is_over and analysis.plays
+    assert all(r.loss == 0.0 and r.mark == "" and r.best == r.play for r in analysis.plays)
+    for side in (analysis.white, analysis.black):
+        assert (side.total_loss, side.doubtful, side.errors, side.blunders, side.worst) == (0.0, 0, 0, 0, ())
+
+
+def _long_net() -> LongNet:
+    """The network the long nardy expert plays."""
+    evaluator = _expert("long").evaluator
+    assert isinstance(evaluator, LongNetEvaluator)
+    return evaluator.net or shipped_net()
+
+
+def _net_equity(after: Position) -> float:
+    """The expert's network's expected points for the side that just played, from the opponent's view."""
+    return -float(equity(_long_net().probabilities([after.swapped()]))[0])
+
+
+def _net_depths() -> list[str]:
+    """The depths at which the long judge's equities are the network's own: the quick one always (the
+    expert's screen), the expert's too while it plays the network at 1 ply (with a deeper look added to
+    the expert, its candidates' equities would be that look's)."""
+    return ["quick"] + (["expert"] if _expert("long").deep is None else [])
+
+
+def test_the_long_reviews_equities_are_the_experts_networks() -> None:
+    game = _play_game("long", 14, _random(14))
+    for depth in _net_depths():
+        analysis = analyse(game, depth=depth)
+        assert analysis.plays and "network" in analysis.scale
+        for review in analysis.plays:
+            if review.play.position.x[0] < 15:
+                assert review.equity == pytest.approx(_net_equity(review.play.position), abs=1e-9), str(
+                    review
+                )
+            if review.best.position.x[0] < 15:
+                assert review.best_equity == pytest.approx(_net_equity(review.best.position), abs=1e-9)
+
+
+def test_the_long_hints_equities_and_win_chance_are_the_experts_networks() -> None:
+    for game in _met("long", 20):
+        for depth in ("expert", "quick"):
+            advice = hint(game, depth=depth)
+            after = advice.best.position.swapped()
+            assert advice.win_chance == pytest.approx(
+                1.0 - _long_net().probabilities([after])[0, 0], abs=1e-9
+            )
+            if depth in _net_depths():
+                for option in advice.options:
+                    assert option.equity == pytest.approx(_net_equity(option.play.position), abs=1e-9)
+
+
+def test_the_worst_long_play_by_the_network_is_marked() -> None:
+    judge = judge_for("long")
+    marked = []
+    for game in _met("long", 40):
+        assert game.dice is not None
+        plays = game.legal_plays()
+        if len(plays) < 10:
+            continue
+        scores = score_plays(game.rules, judge.player.evaluator, game.position, plays)
+        worst = plays[min(range(len(plays)), key=lambda i: (scores[i], i))]
+        found = review_play(judge, game.rules, game.position, game.dice, worst)
+        assert found is not None
+        best, best_equity, made_equity = found
+        assert best == hint(game).best
+        review = PlayReview(1, game.turn, game.dice, game.position, worst, best, made_equity, best_equity)
+        marked.append(review.mark)
+    assert len(marked) >= 10, "the games have positions with ten plays or more"
+    assert all(mark != "" for mark in marked), marked
+
+
+@pytest.mark.parametrize("name", ["short", "long"])
+def test_a_hints_plays_are_worth_what_their_review_says_and_none_beats_the_first(name: str) -> None:
+    """Each option's equity is the one a review gives when that play is made: measured at the depth of
+    the expert's choice (short nardy: 2-ply, the expert's candidates and the plays filled in alike)."""
+    judge = judge_for(name)
+    for game in _met(name, 30):
+        assert game.dice is not None
+        advice = hint(game)
+        if judge.player.deep is None:  # every option screened: none is ever left out
+            assert len(advice.options) == min(3, len(game.legal_plays()))
+        for option in advice.options:
+            found = review_play(judge, game.rules, game.position, game.dice, option.play)
+            assert found is not None
+            best, best_equity, equity_ = found
+            assert equity_ == pytest.approx(option.equity, abs=1e-12)
+            assert best in (advice.best, option.play)  # the play itself when it is as good
+            assert best_equity == pytest.approx(advice.options[0].equity, abs=1e-12)
+            assert option.equity <= advice.options[0].equity
+
+
+def test_quick_depth_judges_by_the_experts_first_impression() -> None:
+    expert, quick = judge_for("short").player, judge_for("short", "quick").player
+    assert expert.deep is not None and quick.deep is None and quick.evaluator is expert.evaluator
+    for game in _met("short", 20):
+        assert game.dice is not None
+        plays = game.legal_plays()
+        scores = score_plays(game.rules, expert.evaluator, game.position, plays)
+        assert hint(game, depth="quick").best == plays[max(range(len(plays)), key=lambda i: (scores[i], -i))]
 
 
 # ----- against GNU Backgammon -------------------------------------------------------------------------
@@ -272,8 +427,6 @@ def test_short_error_marks_mostly_agree_with_gnubg(tmp_path: Path) -> None:
     (gammons count for nothing there, in our money equity they do, so we mark more errors), so plays near
     the threshold fall either way. Agreement alone is not enough: marking nothing would agree on the ~80 %
     of plays gnubg leaves unmarked; kappa is ~0 for any marking unrelated to gnubg's."""
-    from engine.ai import choose_play
-
     counts = {(True, True): 0, (True, False): 0, (False, True): 0, (False, False): 0}  # (ours, gnubg's)
     for seed in (21, 22, 23):
         rng = random.Random(seed)

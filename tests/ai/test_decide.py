@@ -1,0 +1,97 @@
+"""SearchPlayer.decide: the one decision procedure of the computer's players and of the analysis's judge,
+with the scores behind it (pinned with stand-in evaluators whose scores are chosen by hand)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import pytest
+
+from engine import Dice, Position, find_rules
+from engine.ai.player import WIN_VALUE, Decision, SearchPlayer
+from engine.rules import Rules
+
+SHORT = find_rules("short")
+START = SHORT.start_position()
+OPENING = SHORT.legal_plays(START, Dice(3, 1))  # 16 plays
+
+
+@dataclass(frozen=True)
+class Scores:
+    """A stand-in evaluator: the positions it is asked about, in order, get `scores` in order; every
+    call is noted in `asked`."""
+
+    scores: tuple[float, ...]
+    asked: list[tuple[Position, ...]] = field(default_factory=list, compare=False)
+
+    def values(self, rules: Rules, before: Position, after: Sequence[Position]) -> list[float]:
+        self.asked.append(tuple(after))
+        return list(self.scores[: len(after)])
+
+
+def _screen(*head: float) -> Scores:
+    """Screen scores: `head` for the first plays of OPENING, then 0.0 for the rest."""
+    return Scores(head + (0.0,) * (len(OPENING) - len(head)))
+
+
+def test_deep_candidates_are_the_best_screened_within_the_margin_and_the_first_best_deep_one_wins() -> None:
+    screen = _screen(0.5, 0.9, 0.9, 0.85, 0.2, 0.79)
+    deep = Scores((0.3, 0.4, 0.4))
+    player = SearchPlayer(screen, deep=deep, candidates=4, margin=0.1)
+    decision = player.decide(SHORT, START, OPENING, random.Random(1))
+    # Ranked by (-score, index): plays 1, 2, 3, 0; within 0.1 of 0.9: 1, 2 and 3; deep ties go to the first.
+    assert deep.asked == [tuple(OPENING[i].position for i in (1, 2, 3))]
+    assert decision == Decision(2, screen.scores, {1: 0.3, 2: 0.4, 3: 0.4})
+    assert decision.score == 0.4
+    assert player.choose(SHORT, START, Dice(3, 1), random.Random(1)) == OPENING[2]
+
+
+def test_a_single_candidate_within_the_margin_is_played_without_a_deep_look() -> None:
+    deep = Scores((1.0,) * 4)
+    player = SearchPlayer(_screen(0.1, 0.5, 0.3), deep=deep, candidates=4, margin=0.1)
+    decision = player.decide(SHORT, START, OPENING, random.Random(1))
+    assert (decision.chosen, dict(decision.deep), deep.asked) == (1, {}, [])
+    assert decision.score == 0.5
+
+
+def test_without_a_deep_evaluator_the_first_best_screened_play_is_chosen() -> None:
+    decision = SearchPlayer(_screen(0.1, 0.5, 0.5)).decide(SHORT, START, OPENING, random.Random(1))
+    assert (decision.chosen, dict(decision.deep)) == (1, {})
+
+
+def test_a_won_game_is_taken_without_a_deep_look() -> None:
+    position = Position.from_counts({2: 1, 1: 1}, {20: 2, 13: 5, 8: 3, 6: 5})
+    plays = SHORT.legal_plays(position, Dice(2, 1))
+    deep = Scores((5.0,) * len(plays))
+    decision = SearchPlayer(Scores((0.0,) * len(plays)), deep=deep).decide(
+        SHORT, position, plays, random.Random(1)
+    )
+    assert plays[decision.chosen].position.x[0] == 15 and decision.score >= WIN_VALUE
+    assert (dict(decision.deep), deep.asked) == ({}, [])
+
+
+def test_a_single_play_is_scored_but_the_random_source_is_not_drawn_from() -> None:
+    closed = Position.from_counts({25: 1, 13: 14}, {8: 3, 6: 2, 5: 2, 4: 2, 3: 2, 2: 2, 1: 2})
+    plays = SHORT.legal_plays(closed, Dice(1, 1))
+    assert [str(play) for play in plays] == ["pass"]
+    rng = random.Random(5)
+    state = rng.getstate()
+    decision = SearchPlayer(Scores((0.25,)), noise=1.0).decide(SHORT, closed, plays, rng)
+    assert decision == Decision(0, (0.25,)) and rng.getstate() == state
+
+
+def test_noise_blurs_the_screen_scores_the_decision_reports() -> None:
+    player = SearchPlayer(_screen(0.5), noise=0.3)
+    decision = player.decide(SHORT, START, OPENING, random.Random(9))
+    assert decision == player.decide(SHORT, START, OPENING, random.Random(9))
+    assert decision.screen != _screen(0.5).scores
+    assert decision.chosen == max(range(len(OPENING)), key=lambda i: (decision.screen[i], -i))
+
+
+def test_a_decision_refuses_a_choice_or_deep_scores_outside_its_plays() -> None:
+    with pytest.raises(ValueError, match="chosen play 3 is not one of 2 plays"):
+        Decision(3, (0.0, 1.0))
+    with pytest.raises(ValueError, match=r"deep scores for plays \[0, 5\] of 2"):
+        Decision(0, (0.0, 1.0), {0: 0.0, 5: 1.0})
