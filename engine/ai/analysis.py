@@ -41,7 +41,7 @@ from functools import cache
 
 from engine.ai.levels import player_for
 from engine.ai.long_net import LongNetEvaluator
-from engine.ai.player import WIN_VALUE, Decision, SearchPlayer, score_plays
+from engine.ai.player import WIN_VALUE, Decision, LookaheadEvaluator, SearchPlayer, score_plays
 from engine.ai.short_net import net_probabilities
 from engine.dice import Dice
 from engine.errors import WrongPhaseError
@@ -237,6 +237,8 @@ def _equities(
     re-scored candidates, their deep scores and the deep evaluator's for the others; else the screen's."""
     wanted = list(dict.fromkeys(wanted))
     deep = judge.player.deep
+    if isinstance(deep, LookaheadEvaluator):
+        deep = deep.unbounded()  # a play the expert did not look at is judged at its depth, whatever it costs
     if decision.deep and deep is not None:
         values = {i: decision.deep[i] for i in wanted if i in decision.deep}
         rest = [i for i in wanted if i not in values]

@@ -21,8 +21,16 @@ LEVELS: tuple[str, ...] = ("beginner", "intermediate", "expert")
 # lookahead over the opponent's 21 rolls), kept so that every future net is measured against it.
 # long_net_v1 is the first self-play network as it was shipped (long_net_v1.npz, never retrained): the previous
 # net that the next one is measured against.
-BENCH_LEVELS: tuple[str, ...] = ("random", "greedy", "long_v1", "long_net_v1")
-FIRST_NET = "long_net_v1.npz"
+BENCH_LEVELS: tuple[str, ...] = ("random", "greedy", "long_v1", "long_net_v1", "long_net_v2")
+# The shipped networks, each frozen under its name: long_net_vN plays as the plain net at 1 ply.
+NAMED_NETS: dict[str, str] = {"long_net_v1": "long_net_v1.npz", "long_net_v2": "long_net_v2.npz"}
+# The long expert's look one roll deeper (engine/ai/player.py LookaheadEvaluator): on its two best plays
+# when the net rates them within LOOKAHEAD_MARGIN points of each other, and only while the opponent's
+# replies to both number at most LOOKAHEAD_BUDGET positions (else the net's first impression stands):
+# the bound keeps a decision within about 100 ms on the 2-core development machine.
+LOOKAHEAD_CANDIDATES = 2
+LOOKAHEAD_MARGIN = 0.1
+LOOKAHEAD_BUDGET = 3_000
 
 
 def long_v1() -> Player:
@@ -61,7 +69,12 @@ def _long(level: str) -> Player:
     return {
         "beginner": SearchPlayer(LinearEvaluator(shipped_weights("expert")), noise=0.1),
         "intermediate": SearchPlayer(LongNetEvaluator(packaged_net(INTERMEDIATE_NET))),
-        "expert": SearchPlayer(LongNetEvaluator()),
+        "expert": SearchPlayer(
+            LongNetEvaluator(),
+            deep=LookaheadEvaluator(LongNetEvaluator(), budget=LOOKAHEAD_BUDGET),
+            candidates=LOOKAHEAD_CANDIDATES,
+            margin=LOOKAHEAD_MARGIN,
+        ),
     }[level]
 
 
@@ -79,10 +92,10 @@ def player_for(game: str, level: str) -> Player:
         if game != "long":
             raise ValueError(f"long_v1 is a long nardy player, not a {game!r} one")
         return long_v1()
-    if level == "long_net_v1":
+    if level in NAMED_NETS:
         if game != "long":
-            raise ValueError(f"long_net_v1 is a long nardy player, not a {game!r} one")
-        return SearchPlayer(LongNetEvaluator(packaged_net(FIRST_NET)))
+            raise ValueError(f"{level} is a long nardy player, not a {game!r} one")
+        return SearchPlayer(LongNetEvaluator(packaged_net(NAMED_NETS[level])))
     if level == "greedy":
         if game != "long":
             raise ValueError(f"the greedy benchmark player plays long nardy only, not {game!r}")

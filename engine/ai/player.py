@@ -10,9 +10,10 @@ analysis (analysis.py) judges plays by the expert's own decisions.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Protocol
 
@@ -66,37 +67,64 @@ def score_positions(
     return [float(s) for s in scores]  # type: ignore[arg-type]
 
 
-def reply_value(rules: Rules, evaluator: Evaluator, after: Position) -> float:
+class OverBudget(Exception):
+    """A lookahead would have judged more reply positions than its budget allows (`LookaheadEvaluator`)."""
+
+
+def reply_value(rules: Rules, evaluator: Evaluator, after: Position, limit: float = math.inf) -> float:
     """The mover's expected score after the opponent's best reply, averaged over the 21 rolls.
 
-    Needs an antisymmetric evaluator (the opponent's score is minus ours)."""
+    Needs an antisymmetric evaluator (the opponent's score is minus ours). Raises OverBudget as soon as
+    the replies generated pass `limit` positions (before any is judged)."""
+    return _reply_value(rules, evaluator, after, limit)[0]
+
+
+def _reply_value(rules: Rules, evaluator: Evaluator, after: Position, limit: float) -> tuple[float, int]:
+    """reply_value and the number of reply positions it judged."""
     won = win_value(rules, after)
     if won is not None:
-        return won
+        return won, 0
     theirs = after.swapped()
     replies: list[Position] = []
     ends: list[int] = []
     for dice in ALL_ROLLS:
         replies.extend(rules.legal_outcomes(theirs, dice))  # positions only: the search's fast path
         ends.append(len(replies))
+        if len(replies) > limit:
+            raise OverBudget(f"more than {limit} replies")
     values = score_positions(rules, evaluator, theirs, replies)  # one batch for all 21 rolls
     total = 0.0
     start = 0
     for dice, end in zip(ALL_ROLLS, ends):
         total += roll_weight(dice) * max(values[start:end])
         start = end
-    return -total / 36.0
+    return -total / 36.0, len(replies)
 
 
 @dataclass(frozen=True)
 class LookaheadEvaluator:
     """An evaluator one roll deeper: the mover's score after the opponent's best reply to each of its
-    21 rolls, the replies judged by `base` (which must be antisymmetric)."""
+    21 rolls, the replies judged by `base` (which must be antisymmetric).
+
+    `budget` bounds the work of one `values` call: the reply positions generated for all the positions
+    asked about together; past it the call raises OverBudget (a player then keeps its first impression:
+    the bound is counted in positions, not seconds, so a decision is the same on any machine)."""
 
     base: Evaluator
+    budget: int | None = None
 
     def values(self, rules: Rules, before: Position, after: Sequence[Position]) -> list[float]:
-        return [reply_value(rules, self.base, p) for p in after]
+        left = math.inf if self.budget is None else float(self.budget)
+        out: list[float] = []
+        for p in after:
+            value, used = _reply_value(rules, self.base, p, left)
+            out.append(value)
+            left -= used
+        return out
+
+    def unbounded(self) -> LookaheadEvaluator:
+        """The same lookahead with no budget (to judge a play the player did not look at: analysis.py)."""
+        return replace(self, budget=None)
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -141,6 +169,8 @@ class SearchPlayer:
 
     def choose(self, rules: Rules, position: Position, dice: Dice, rng: random.Random) -> Play:
         plays = rules.legal_plays(position, dice)
+        if len(plays) == 1:
+            return plays[0]  # nothing to decide (decide would score it, for a hint's figures)
         return plays[self.decide(rules, position, plays, rng).chosen]
 
     def decide(self, rules: Rules, position: Position, plays: Sequence[Play], rng: random.Random) -> Decision:
@@ -161,7 +191,10 @@ class SearchPlayer:
         ranked = [i for i in ranked if scores[i] >= top - self.margin]
         if len(ranked) == 1:
             return Decision(ranked[0], tuple(scores))
-        deep = self.deep.values(rules, position, [plays[i].position for i in ranked])
+        try:
+            deep = self.deep.values(rules, position, [plays[i].position for i in ranked])
+        except OverBudget:  # too much work for a bounded lookahead: the first impression stands
+            return Decision(ranked[0], tuple(scores))
         return Decision(ranked[best_index(deep)], tuple(scores), dict(zip(ranked, deep)))
 
 

@@ -325,6 +325,8 @@ def test_the_worst_long_play_by_the_network_is_marked() -> None:
         if len(plays) < 10:
             continue
         scores = score_plays(game.rules, judge.player.evaluator, game.position, plays)
+        if max(scores) - min(scores) < 0.3:
+            continue  # every play about as good (a race's end, say): no play to mark
         worst = plays[min(range(len(plays)), key=lambda i: (scores[i], i))]
         found = review_play(judge, game.rules, game.position, game.dice, worst)
         assert found is not None
@@ -332,7 +334,7 @@ def test_the_worst_long_play_by_the_network_is_marked() -> None:
         assert best == hint(game).best
         review = PlayReview(1, game.turn, game.dice, game.position, worst, best, made_equity, best_equity)
         marked.append(review.mark)
-    assert len(marked) >= 10, "the games have positions with ten plays or more"
+    assert len(marked) >= 10, "the games have positions with ten plays or more, far apart"
     assert all(mark != "" for mark in marked), marked
 
 

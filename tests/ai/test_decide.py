@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pytest
 
 from engine import Dice, Position, find_rules
-from engine.ai.player import WIN_VALUE, Decision, SearchPlayer
+from engine.ai.player import WIN_VALUE, Decision, LookaheadEvaluator, OverBudget, SearchPlayer
+from engine.dice import ALL_ROLLS
 from engine.rules import Rules
 
 SHORT = find_rules("short")
@@ -95,3 +96,55 @@ def test_a_decision_refuses_a_choice_or_deep_scores_outside_its_plays() -> None:
         Decision(3, (0.0, 1.0))
     with pytest.raises(ValueError, match=r"deep scores for plays \[0, 5\] of 2"):
         Decision(0, (0.0, 1.0), {0: 0.0, 5: 1.0})
+
+
+LONG = find_rules("long")
+
+
+def _long_middle() -> Position:
+    """A long nardy position a few turns in (each side's first legal play of fixed rolls)."""
+    position = LONG.start_position()
+    for roll in (Dice(6, 5), Dice(4, 2), Dice(5, 3), Dice(6, 1), Dice(4, 3), Dice(2, 1)):
+        position = LONG.legal_plays(position, roll)[0].position.swapped()
+    return position
+
+
+LONG_START = _long_middle()
+LONG_OPENING = LONG.legal_plays(LONG_START, Dice(5, 2))
+
+
+@dataclass(frozen=True)
+class Pips:
+    """A stand-in antisymmetric evaluator: the mover's pip lead (the opponent's pips minus its own)."""
+
+    def values(self, rules: Rules, before: Position, after: Sequence[Position]) -> list[float]:
+        return [float(p.pips()[1] - p.pips()[0]) for p in after]
+
+
+def _replies(after: Position) -> int:
+    return sum(len(LONG.legal_outcomes(after.swapped(), d)) for d in ALL_ROLLS)
+
+
+def test_a_lookahead_within_its_budget_gives_what_an_unbounded_one_gives() -> None:
+    positions = [play.position for play in LONG_OPENING[:2]]
+    needed = sum(_replies(p) for p in positions)
+    bounded = LookaheadEvaluator(Pips(), budget=needed)
+    assert bounded.values(LONG, LONG_START, positions) == LookaheadEvaluator(Pips()).values(
+        LONG, LONG_START, positions
+    )
+    assert bounded.unbounded() == LookaheadEvaluator(Pips())
+
+
+def test_a_lookahead_past_its_budget_refuses_and_the_player_keeps_its_first_impression() -> None:
+    positions = [play.position for play in LONG_OPENING[:2]]
+    needed = sum(_replies(p) for p in positions)
+    with pytest.raises(OverBudget):
+        LookaheadEvaluator(Pips(), budget=needed - 1).values(LONG, LONG_START, positions)
+    screen = Scores((0.5, 0.49) + (0.0,) * (len(LONG_OPENING) - 2))
+    deep = LookaheadEvaluator(Pips(), budget=needed - 1)
+    decision = SearchPlayer(screen, deep=deep, candidates=2).decide(
+        LONG, LONG_START, LONG_OPENING, random.Random(1)
+    )
+    assert (decision.chosen, dict(decision.deep)) == (0, {})
+    generous = SearchPlayer(screen, deep=replace(deep, budget=needed), candidates=2)
+    assert set(generous.decide(LONG, LONG_START, LONG_OPENING, random.Random(1)).deep) == {0, 1}

@@ -28,7 +28,9 @@ from engine.ai.train import CurvePoint, TrainConfig, Trainer, draw_curve, match,
 
 LONG = find_rules("long")
 # The shipped weights (engine/ai/long_net.npz): a new net is a deliberate change of this line.
-WEIGHTS_SHA256 = "2be0d52f2cb39e97b6aefd1c136ea4b27e34c1bb033bad4b993f1d10711718fc"
+WEIGHTS_SHA256 = (
+    "d0f66f7c6495c44c5eaa7d74419cea851fd9525384d774ccfee8dd30bc9e5396"  # long_net_v2, the expert's
+)
 
 
 def _mirror(q: int) -> int:
@@ -190,25 +192,31 @@ def test_the_learning_curve_is_drawn_as_a_png(tmp_path: Path) -> None:
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_the_intermediate_and_the_first_networks_load_and_their_checksums_are_pinned() -> None:
-    from engine.ai.levels import FIRST_NET, INTERMEDIATE_NET, packaged_net
+def test_the_intermediate_and_the_named_networks_load_and_their_checksums_are_pinned() -> None:
+    from engine.ai.levels import INTERMEDIATE_NET, NAMED_NETS, packaged_net
 
     pinned = {
-        INTERMEDIATE_NET: "43a5970e61061fb536b560ed3fb11170af455f9d2392cfe1676e86425c2c5c83",
-        FIRST_NET: WEIGHTS_SHA256,  # long_net_v1: the first shipped network, kept as the next one's baseline
+        INTERMEDIATE_NET: ("43a5970e61061fb536b560ed3fb11170af455f9d2392cfe1676e86425c2c5c83", 2_500, 80),
+        # long_net_v1: the first shipped network; long_net_v2: the second, trained on from it on 15 cores.
+        NAMED_NETS["long_net_v1"]: (
+            "2be0d52f2cb39e97b6aefd1c136ea4b27e34c1bb033bad4b993f1d10711718fc",
+            19_561,
+            80,
+        ),
+        NAMED_NETS["long_net_v2"]: (WEIGHTS_SHA256, 110_041, 160),
     }
-    for name, sha in pinned.items():
+    for name, (sha, games, hidden) in pinned.items():
         raw = resources.files("engine.ai").joinpath(name).read_bytes()
         assert hashlib.sha256(raw).hexdigest() == sha, name
-    assert packaged_net(INTERMEDIATE_NET).games == 2500 and packaged_net(FIRST_NET).games == 19561
+        assert (packaged_net(name).games, packaged_net(name).hidden) == (games, hidden), name
 
 
-def test_the_baselines_long_v1_and_long_net_v1_play_legal_long_nardy_only() -> None:
+def test_the_baselines_long_v1_and_the_named_nets_play_legal_long_nardy_only() -> None:
     from engine.ai import player_for
 
     rules = find_rules("long")
     position = rules.start_position()
-    for name in ("long_v1", "long_net_v1"):
+    for name in ("long_v1", "long_net_v1", "long_net_v2"):
         play = player_for("long", name).choose(rules, position, Dice(6, 5), random.Random(1))
         assert play in rules.legal_plays(position, Dice(6, 5))
         with pytest.raises(ValueError, match="long nardy player"):
