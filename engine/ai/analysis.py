@@ -6,7 +6,8 @@ play the expert would make and the expert's own games are reviewed without a sin
 scores every legal play with its screening evaluator and, when it has a deeper one, re-scores its
 closest candidates with it; the judge reads those scores as equities. A play is measured at the depth
 the best play was: when the expert re-scored candidates, a play outside them is re-scored by the same
-deep evaluator too (else both are the screen's). The loss of a play is best − made (≥ 0): a play equal
+deep evaluator too, without the bound on work the expert's lookahead may have (else both are the
+screen's; when the bound made the expert keep its first impression, so does the judge). The loss of a play is best − made (≥ 0): a play equal
 to the expert's choice, or as good by that measure, loses exactly 0. Forced plays (one distinct outcome,
 a pass included) are skipped, as GNU Backgammon does. Depth "quick" is the expert's first impression
 (its screen only, no deep pass).

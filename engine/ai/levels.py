@@ -60,12 +60,13 @@ def packaged_net(name: str) -> LongNet:
 
 
 def _long(level: str) -> Player:
-    """Long nardy, three players a person recognises: the expert plays the self-play network
-    (engine/ai/long_net.py); the intermediate a network trained the same way for 2,500 self-play games
-    only (seed 7: it knows the game but has less experience); the beginner today's hand-made evaluation,
-    one move deep and a little unsteady. None of them blunders at random. The expert plays the net's
-    first impression: a lookahead over the opponent's 21 rolls on its two closest plays gained +0.07
-    (95 % CI -0.18..+0.32, 100 games) a game over the plain net at 60 times the time (docs/computer.md)."""
+    """Long nardy, three players a person recognises, each a step below the one above it (docs/computer.md):
+    the expert plays the newest self-play network (long_net_v2) and, when its two best plays are close,
+    looks one roll deeper at both (bounded: LOOKAHEAD_BUDGET); the intermediate a network trained the same
+    way for 2,500 self-play games only (seed 7): it knows the game and misjudges positions as a club player
+    does, mostly by a little; the beginner plays by the rules of thumb a beginner is taught (race, leave the
+    head, make points: the hand-made evaluation of long_eval.py) one move deep, its small noise only
+    breaking near-ties. None of them blunders at random."""
     return {
         "beginner": SearchPlayer(LinearEvaluator(shipped_weights("expert")), noise=0.1),
         "intermediate": SearchPlayer(LongNetEvaluator(packaged_net(INTERMEDIATE_NET))),

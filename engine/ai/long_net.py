@@ -25,9 +25,12 @@ primes, blocks and trapped checkers are its half's features, and swapping the si
 (the symmetry tests/ai/test_long_net.py pins).
 
 Network: 235 inputs → `hidden` tanh units → 3 sigmoid outputs; numpy only. The shipped weights live in
-`long_net.npz` next to this module (arrays w1, b1, w2, b2 and `games`: the self-play games trained):
-80 hidden units after 10,000 TD(λ) self-play games (`python -m engine.ai.train --game long --seed 1`,
-λ 0.7, Adam lr 1e-3), about 20 minutes of self-play on one core of a 2-core x86 machine.
+`long_net.npz` next to this module (arrays w1, b1, w2, b2 and `games`: the self-play games trained), a copy
+of the newest named net, `long_net_v2.npz`: 160 hidden units after 110,041 TD(λ) self-play games (λ 0.7,
+Adam): `long_net_v1.npz` (80 units, 19,561 games on one core) widened to 160 units and trained on for
+90,480 games by 15 self-play processes (`python -m engine.ai.train --workers 15 --init ...`,
+engine/ai/train_pool.py; about 12 minutes on a 16-core machine), the best of its evaluations against
+long_net_v1. Every shipped net stays in the package under its name as the next one's baseline.
 """
 
 from __future__ import annotations
