@@ -71,16 +71,14 @@ class OverBudget(Exception):
     """A lookahead would have judged more reply positions than its budget allows (`LookaheadEvaluator`)."""
 
 
-def reply_value(rules: Rules, evaluator: Evaluator, after: Position, limit: float = math.inf) -> float:
-    """The mover's expected score after the opponent's best reply, averaged over the 21 rolls.
+def reply_value(
+    rules: Rules, evaluator: Evaluator, after: Position, limit: float = math.inf
+) -> tuple[float, int]:
+    """The mover's expected score after the opponent's best reply, averaged over the 21 rolls, and the
+    number of reply positions judged for it.
 
     Needs an antisymmetric evaluator (the opponent's score is minus ours). Raises OverBudget as soon as
     the replies generated pass `limit` positions (before any is judged)."""
-    return _reply_value(rules, evaluator, after, limit)[0]
-
-
-def _reply_value(rules: Rules, evaluator: Evaluator, after: Position, limit: float) -> tuple[float, int]:
-    """reply_value and the number of reply positions it judged."""
     won = win_value(rules, after)
     if won is not None:
         return won, 0
@@ -117,7 +115,7 @@ class LookaheadEvaluator:
         left = math.inf if self.budget is None else float(self.budget)
         out: list[float] = []
         for p in after:
-            value, used = _reply_value(rules, self.base, p, left)
+            value, used = reply_value(rules, self.base, p, left)
             out.append(value)
             left -= used
         return out

@@ -6,7 +6,7 @@ import math
 import random
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -57,6 +57,18 @@ def play_game(
         position = play.position.swapped()
         a_to_move = not a_to_move
     raise RuntimeError(f"game not over after {MAX_TURNS} turns: {rules.describe(position)}")
+
+
+def mirrored_points(rules: Rules, a: Player, b: Player, pairs: Iterable[int], seed: int) -> list[int]:
+    """A's points in each game of the mirrored pairs `pairs`: pair k's dice drawn from a source seeded by
+    (seed, k) and played twice, A starting then B starting (train.match and the training pool's games)."""
+    points: list[int] = []
+    for pair in pairs:
+        for a_starts in (True, False):
+            dice = random.Random(seed * 1_000_003 + pair)
+            rng = random.Random(seed * 7_919 + pair)
+            points.append(play_game(rules, a, b, a_starts, dice, rng).a_points)
+    return points
 
 
 def points_interval(points: Sequence[int]) -> tuple[float, float]:

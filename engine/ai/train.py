@@ -52,7 +52,7 @@ from engine.ai.curve import CurvePoint, draw_curve
 from engine.ai.levels import long_v1, player_for
 from engine.ai.long_net import LongNet, LongNetEvaluator, encode_counts
 from engine.ai.player import Player, SearchPlayer
-from engine.ai.selfplay import SelfPlayGame, play_game, points_interval, self_play_game
+from engine.ai.selfplay import SelfPlayGame, mirrored_points, points_interval, self_play_game
 from engine.ai.train_pool import PoolPlan, train_pool
 from engine.rules import Rules, find_rules
 
@@ -82,6 +82,11 @@ _ADAM_B1, _ADAM_B2, _ADAM_EPS = 0.9, 0.999, 1e-8
 _PARAMS = ("w1", "b1", "w2", "b2")
 
 
+def _fresh_moments(params: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Adam's first and second moments of a run that starts now: zeros shaped like each parameter."""
+    return {f"{m}_{k}": np.zeros_like(v) for k, v in params.items() for m in ("m", "v")}
+
+
 @dataclass
 class Trainer:
     """The state of a training run: weights, Adam moments, the random source, games done, the curve."""
@@ -100,8 +105,7 @@ class Trainer:
     def new(cls, config: TrainConfig) -> Trainer:
         net = LongNet.initial(config.hidden, np.random.default_rng(config.seed))
         params = {k: getattr(net, k).copy() for k in _PARAMS}
-        moments = {f"{m}_{k}": np.zeros_like(v) for k, v in params.items() for m in ("m", "v")}
-        return cls(config, params, moments, random.Random(config.seed))
+        return cls(config, params, _fresh_moments(params), random.Random(config.seed))
 
     @classmethod
     def warm(cls, config: TrainConfig, start: LongNet) -> Trainer:
@@ -118,8 +122,7 @@ class Trainer:
         b1[: start.hidden] = start.b1
         w2[: start.hidden] = start.w2
         params = {"w1": w1, "b1": b1, "w2": w2, "b2": start.b2.copy()}
-        moments = {f"{m}_{k}": np.zeros_like(v) for k, v in params.items() for m in ("m", "v")}
-        return cls(config, params, moments, random.Random(config.seed), games=start.games)
+        return cls(config, params, _fresh_moments(params), random.Random(config.seed), games=start.games)
 
     def net(self) -> LongNet:
         """The current weights as a LongNet (a copy)."""
@@ -221,13 +224,7 @@ class Trainer:
 def match(rules: Rules, a: Player, b: Player, games: int, seed: int) -> tuple[float, float]:
     """A's points per game against B and the 95 % half-width over `games` mirrored games: games/2 dice
     sequences, each played with A starting and with B starting."""
-    points: list[int] = []
-    for pair in range(max(1, games // 2)):
-        for a_starts in (True, False):
-            dice = random.Random(seed * 1_000_003 + pair)
-            rng = random.Random(seed * 7_919 + pair)
-            points.append(play_game(rules, a, b, a_starts, dice, rng).a_points)
-    return points_interval(points)
+    return points_interval(mirrored_points(rules, a, b, range(max(1, games // 2)), seed))
 
 
 class Progress:

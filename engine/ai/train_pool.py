@@ -33,7 +33,7 @@ from engine.ai.curve import CurvePoint, draw_curve
 from engine.ai.levels import player_for
 from engine.ai.long_net import LongNet, LongNetEvaluator
 from engine.ai.player import SearchPlayer
-from engine.ai.selfplay import SelfPlayGame, play_game, points_interval, self_play_game
+from engine.ai.selfplay import SelfPlayGame, mirrored_points, points_interval, self_play_game
 from engine.rules import find_rules
 
 Weights = dict[str, np.ndarray]
@@ -76,33 +76,23 @@ class PoolPlan:
             raise ValueError(f"pool plan: workers and per_actor must be at least 1, got {self}")
 
 
-def _forward(weights: Weights, inputs: np.ndarray) -> np.ndarray:
-    hidden = np.tanh(inputs @ weights["w1"] + weights["b1"])
-    return 1.0 / (1.0 + np.exp(-(hidden @ weights["w2"] + weights["b2"])))
-
-
 def _actor(task: tuple[Weights, int, int, int, int, float]) -> list[SelfPlayGame]:
     """Play one actor's share of a round: `count` self-play games seeded by (seed, round, actor)."""
     weights, seed, round_, actor, count, explore = task
     rng = random.Random(f"long-net:{seed}:{round_}:{actor}")
-    rules = find_rules("long")
-    return [self_play_game(rules, lambda x: _forward(weights, x), rng, explore) for _ in range(count)]
+    forward = _net(weights).forward
+    return [self_play_game(find_rules("long"), forward, rng, explore) for _ in range(count)]
 
 
 def _evaluator(task: tuple[Weights, str, Sequence[int], int]) -> list[int]:
     """The net's points in the mirrored game pairs `pairs` against `opponent` (train.match's dice)."""
     weights, opponent, pairs, seed = task
-    rules = find_rules("long")
-    net = LongNet(weights["w1"], weights["b1"], weights["w2"], weights["b2"])
-    mine = SearchPlayer(LongNetEvaluator(net))
-    theirs = player_for("long", opponent)
-    points: list[int] = []
-    for pair in pairs:
-        for a_starts in (True, False):
-            dice = random.Random(seed * 1_000_003 + pair)
-            rng = random.Random(seed * 7_919 + pair)
-            points.append(play_game(rules, mine, theirs, a_starts, dice, rng).a_points)
-    return points
+    mine = SearchPlayer(LongNetEvaluator(_net(weights)))
+    return mirrored_points(find_rules("long"), mine, player_for("long", opponent), pairs, seed)
+
+
+def _net(weights: Weights) -> LongNet:
+    return LongNet(weights["w1"], weights["b1"], weights["w2"], weights["b2"])
 
 
 def _chunks(items: Sequence[int], parts: int) -> Iterable[Sequence[int]]:
