@@ -373,7 +373,7 @@ async def test_the_results_store_translates_redis_errors_as_every_store_does(r: 
     """One translation for all stores (bot/storage/client.py's redis_errors): a refused command is a
     StorageFault to log as the bug it is, an unreachable Redis a StorageUnavailable, each naming what failed."""
     await r.set(stats_key(9001), "not a hash")
-    with pytest.raises(StorageFault, match="stats of user 9001: redis error: .*WRONGTYPE"):
+    with pytest.raises(StorageFault, match=r"stats of user 9001: redis error: .*WRONGTYPE"):
         await ResultStore(r).stats_of(9001)
     with socket.socket() as sock:  # a port where nothing listens
         sock.bind(("127.0.0.1", 0))
