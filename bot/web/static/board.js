@@ -576,18 +576,31 @@
     return m && m.a ? 1 / m.a : 1;
   }
 
-  // The zone (an absolute point, "bar" or "off") under board coordinates p, among `keys`: the one holding
-  // p, else the nearest within a finger's slack (narrow points on a phone still take a sloppy tap).
-  function zoneAt(p, keys) {
-    if (!p || !keys.length) { return null; }
-    var view = S.state.view, best = null, bestDistance = Infinity, slack = 14 * unitsPerPixel();
-    keys.forEach(function (key) {
-      var b = zoneBox(view, key);
-      var dx = Math.max(b[0] - p[0], 0, p[0] - b[2]), dy = Math.max(b[1] - p[1], 0, p[1] - b[3]);
-      var d = Math.sqrt(dx * dx + dy * dy);
-      if (d < bestDistance) { bestDistance = d; best = key; }
-    });
+  // What a press at board coordinates p is aimed at, among `groups` of zones (absolute points, "bar" or
+  // "off"), each group a meaning (the lit destinations, the movable checkers): {group, key} or null. The zone
+  // directly under p wins (the first group holding it); only on a spot that means nothing to the press (an
+  // empty column, the opponent's, the frame) does the finger's slack reach the nearest zone within it, so
+  // that narrow points on a phone still take a sloppy tap. The slack (more than half a point on a phone)
+  // never takes a press away from the checker under the finger.
+  function aim(p, groups) {
+    if (!p) { return null; }
+    var view = S.state.view, slack = 14 * unitsPerPixel(), best = null, bestDistance = Infinity;
+    for (var i = 0; i < groups.length; i++) {
+      for (var j = 0; j < groups[i].length; j++) {
+        var b = zoneBox(view, groups[i][j]);
+        var dx = Math.max(b[0] - p[0], 0, p[0] - b[2]), dy = Math.max(b[1] - p[1], 0, p[1] - b[3]);
+        var d = Math.sqrt(dx * dx + dy * dy);
+        if (d === 0) { return { group: i, key: groups[i][j] }; }
+        if (d < bestDistance) { bestDistance = d; best = { group: i, key: groups[i][j] }; }
+      }
+    }
     return bestDistance <= slack ? best : null;
+  }
+
+  // The lit destination a press or a drop at p is aimed at, or null.
+  function destAt(p, from) {
+    var hit = aim(p, [destKeys(from), sources()]);
+    return hit && hit.group === 0 ? hit.key : null;
   }
 
   function destKeys(from) {
@@ -617,15 +630,13 @@
     if (event.button > 0 || !interactive()) { return; }
     if (S.gesture) { return; }  // a second finger
     var p = toBoard(event);
-    if (S.selected !== null) {
-      var dest = zoneAt(p, destKeys(S.selected));
-      if (dest !== null) {
-        event.preventDefault();
-        moveTo(dest);
-        return;
-      }
+    var hit = aim(p, [S.selected !== null ? destKeys(S.selected) : [], sources()]);
+    if (hit && hit.group === 0) {
+      event.preventDefault();
+      moveTo(hit.key);
+      return;
     }
-    var from = zoneAt(p, sources());
+    var from = hit ? hit.key : null;
     if (from === null) {
       if (S.selected !== null) { select(null); }
       return;
@@ -663,7 +674,7 @@
     }
     event.preventDefault();
     place(g.floating, p);
-    var over = zoneAt(p, destKeys(g.from));
+    var over = destAt(p, g.from);
     if (over !== g.over) {
       var zones = layers.zones.querySelectorAll(".zone.over");
       Array.prototype.forEach.call(zones, function (z) { z.classList.remove("over"); });
@@ -686,7 +697,7 @@
       if (g.wasSelected) { select(null); }
       return;
     }
-    var p = toBoard(event), to = zoneAt(p, destKeys(g.from));
+    var p = toBoard(event), to = destAt(p, g.from);
     if (to !== null && moveTo(to, p)) { return; }
     snapBack(g, p);
   }
