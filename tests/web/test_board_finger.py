@@ -55,7 +55,9 @@ def test_a_second_tap_on_the_selected_checker_puts_it_down_beside_a_lit_point(
     assert nothing_sent(phone, server)
 
 
-def test_a_press_on_the_selected_checker_starts_a_drag_and_not_a_move(phone: Page, server: StubServer) -> None:
+def test_a_press_on_the_selected_checker_starts_a_drag_and_not_a_move(
+    phone: Page, server: StubServer
+) -> None:
     server.add(StubTable.start("g", "short", (6, 1)))
     open_board(phone, server, "g", "white")
     phone.touchscreen.tap(*checker_centre(phone, 8, 0))
