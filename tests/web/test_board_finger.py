@@ -33,9 +33,10 @@ def nothing_sent(page: Page, server: StubServer) -> bool:
 
 
 def zone_box(page: Page, point: int | str) -> dict[str, float]:
+    """The column of `point` on the page: x, y, width, height in CSS pixels."""
     box = page.locator(f'#board .zone[data-point="{point}"]').bounding_box()
     assert box is not None
-    return box
+    return {"x": box["x"], "y": box["y"], "width": box["width"], "height": box["height"]}
 
 
 def test_a_second_tap_on_the_selected_checker_puts_it_down_beside_a_lit_point(
