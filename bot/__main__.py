@@ -12,6 +12,7 @@ import logging
 import os
 import sys
 import urllib.parse
+from collections.abc import Sequence
 from typing import Any
 
 from telegram.error import InvalidToken, NetworkError
@@ -147,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def serve_observed(
-    config: Config, app: Application, start: Any, storage: Storage, pools: list[tuple[str, WorkerPool]]
+    config: Config, app: Application, start: Any, storage: Storage, pools: Sequence[tuple[str, WorkerPool]]
 ) -> None:
     """`serve(app, start)`, counted and served on NARDY_METRICS_PORT (bot/observing.py) when it is set."""
     async with observed(config.metrics, storage, services(app).outbox, pools):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import AsyncIterator, Sequence
 
 from bot.config import MetricsConfig
@@ -37,6 +38,14 @@ def ready_checks(storage: Storage, pools: Sequence[tuple[str, WorkerPool]]) -> l
     return [redis, *(pool_check(name, pool) for name, pool in pools)]
 
 
+def queued(pool: WorkerPool) -> float:
+    return float(pool.queued)
+
+
+def running(pool: WorkerPool) -> float:
+    return float(pool.running)
+
+
 @contextlib.asynccontextmanager
 async def observed(
     config: MetricsConfig | None,
@@ -54,8 +63,8 @@ async def observed(
     if outbox is not None:
         metrics.watch(metrics.outbox, lambda: float(outbox.queued))
     for name, pool in pools:
-        metrics.watch(metrics.pool_queue, lambda p=pool: float(p.queued), name)
-        metrics.watch(metrics.pool_alive, lambda p=pool: float(p.running), name)
+        metrics.watch(metrics.pool_queue, functools.partial(queued, pool), name)
+        metrics.watch(metrics.pool_alive, functools.partial(running, pool), name)
     server = ObserveServer(metrics, config.listen, config.port, config.token, ready_checks(storage, pools))
     with observe_metrics.using(metrics):
         await server.start()

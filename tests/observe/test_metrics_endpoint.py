@@ -16,6 +16,7 @@ from bot.model.flow import ScriptedDice, engine_computer
 from testkit.fake_telegram import FakeTelegram, Fault, SimUser
 from testkit.fake_telegram.play import board, start_group_game
 from testkit.fake_telegram.runner import BotRunner
+from testkit.fake_telegram.server import CallbackAnswer
 
 GROUP = -1004
 TOKEN = "a-token-for-the-scraper-0123456789"
@@ -70,8 +71,10 @@ def test_a_scrape_after_a_game_shows_its_presses_refusals_and_telegrams_429(
     tg.inject(Fault("editMessageMedia", 429, "Too Many Requests: retry after 1", retry_after=1))
     assert not alice.press(msg, "13→7").show_alert
     observed_bot.settle()
-    assert alice.press_data(board(tg, GROUP), old).show_alert  # the same data again: stale
-    assert bob.press_data(board(tg, GROUP), alice.button(board(tg, GROUP), "8→7")).show_alert  # not his turn
+    stale = alice.press_data(board(tg, GROUP), old)  # the same data again
+    assert isinstance(stale, CallbackAnswer) and stale.show_alert
+    not_his = bob.press_data(board(tg, GROUP), alice.button(board(tg, GROUP), "8→7"))
+    assert isinstance(not_his, CallbackAnswer) and not_his.show_alert
     observed_bot.settle()
     samples = scrape(observed_bot)
     assert grew("nardy_updates_total", kind="press", outcome="applied") == 1
