@@ -25,6 +25,7 @@ from testkit.fake_telegram.play import board, start_group_game
 from testkit.fake_telegram.runner import BotRunner
 
 ROOT = Path(__file__).resolve().parents[2]
+DASHBOARD = ROOT / "docs/grafana/nardy.json"
 PROMETHEUS, PROMTOOL = shutil.which("prometheus"), shutil.which("promtool")
 needs_promtool = pytest.mark.skipif(PROMTOOL is None, reason="promtool missing (Debian's prometheus package)")
 needs_prometheus = pytest.mark.skipif(
@@ -50,6 +51,10 @@ def wait_until(found: Callable[[], Any], timeout: float, what: str) -> Any:
         if time.monotonic() > deadline:
             raise TimeoutError(f"{what}: not within {timeout} s")
         time.sleep(0.2)
+
+
+def dashboard_expressions() -> list[str]:
+    return [t["expr"] for p in json.loads(DASHBOARD.read_text())["panels"] for t in p.get("targets", [])]
 
 
 def exposition(worker: BotRunner) -> str:
@@ -178,6 +183,10 @@ def test_prometheus_scrapes_two_workers_and_promql_returns_the_games_counts(
     assert wait_until(lambda: query(prometheus, refused) == 1, 60.0, f"{refused} == 1")
     started = 'sum(nardy_games_started_total{variant="short",opponent="person"})'
     assert wait_until(lambda: query(prometheus, started) == 1, 60.0, f"{started} == 1")
+    for expr in dashboard_expressions():  # every panel's PromQL is valid and, over this run, has an answer
+        promql = expr.replace("$__rate_interval", "1m").replace("$instance", ".*")
+        body = _get(f"{prometheus}/api/v1/query?{urllib.parse.urlencode({'query': promql})}")
+        assert body is not None and json.loads(body)["status"] == "success", promql
     assert PROMTOOL is not None
     for text in texts:
         done = subprocess.run([PROMTOOL, "check", "metrics"], input=text, capture_output=True, text=True)
