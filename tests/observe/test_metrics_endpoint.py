@@ -12,6 +12,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.config import MetricsConfig
+from bot.embedded_redis import EmbeddedRedis
 from bot.model.flow import ScriptedDice, engine_computer
 from testkit.fake_telegram import FakeTelegram, Fault, SimUser
 from testkit.fake_telegram.play import board, start_group_game
@@ -139,3 +140,30 @@ def test_with_the_metrics_off_no_port_is_open(tg: FakeTelegram, redis_url: str, 
         assert listening_ports() == before
     finally:
         runner.stop()
+
+
+def test_redis_away_is_counted_and_makes_the_worker_unready(
+    tg: FakeTelegram, observed_bot: BotRunner, dice: ScriptedDice, redis_server: EmbeddedRedis
+) -> None:
+    assert observed_bot.observer is not None
+    alice, bob = SimUser(tg, 1, "Alice"), SimUser(tg, 2, "Bob")
+    dice.push(6, 1)
+    msg = start_group_game(tg, GROUP, alice, bob, "short")
+    observed_bot.settle()
+    redis_server.stop()
+    try:
+        assert alice.press(msg, "13→7").show_alert  # "try again in a minute"
+        samples = scrape(observed_bot)
+        with pytest.raises(urllib.error.HTTPError) as unready:
+            urllib.request.urlopen(observed_bot.observer.url + "/readyz", timeout=10)
+        assert unready.value.code == 503
+        assert unready.value.read().decode().startswith("redis: ")
+        with urllib.request.urlopen(observed_bot.observer.url + "/healthz", timeout=10) as alive:
+            assert alive.status == 200  # alive, only not ready
+    finally:
+        redis_server.start()
+    observed_bot.errors.records.clear()  # the outage was logged on purpose
+    assert value(samples, "nardy_updates_total", kind="press", outcome="storage_away") == 1
+    assert value(samples, "nardy_redis_errors_total", kind="away") >= 1
+    with urllib.request.urlopen(observed_bot.observer.url + "/readyz", timeout=10) as ready:
+        assert ready.read().decode() == "ready\n"
