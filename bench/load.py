@@ -18,6 +18,10 @@ Prints moves per second and the p50/p99 latency; the last line is one JSON objec
 {"games": ..., "moves": ..., "moves_per_s": ..., "p50_ms": ..., "p99_ms": ..., "group_p50_ms": ...,
 "group_p99_ms": ..., "computer_games": ..., "computer_p50_ms": ..., "computer_p99_ms": ...} (p50/p99 of all
 games; group_: the human games; computer_: the games against the computer, its thinking included).
+`--metrics` has the bot count and serve its Prometheus metrics (NARDY_METRICS_PORT, bot/observing.py: what they
+cost is the difference from a run without); `--scrape FILE` (implies --metrics) scrapes the bot's /metrics every
+second of the measured time into FILE (JSON lines: {"t": seconds since the start, "text": the exposition}), which
+`python bench/metrics_chart.py FILE OUT_DIR` draws as the dashboard's main panels (docs/operations.md).
 `--profile FILE` writes a cProfile of the bot process (view with `python -m pstats FILE`). `--breakdown` and
 `--memory` run in-process instead, without Telegram (bench/load_in_process.py).
 """
@@ -31,12 +35,14 @@ import os
 import queue
 import random
 import signal
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -61,11 +67,14 @@ def serve_bot(
     render_processes: int,
     plain_asyncio: bool,
     computer_processes: int,
+    metrics_port: int | None = None,
 ) -> None:
     """The child process: the real Application polling the fake, no rate limit, until SIGTERM."""
+    from bot.config import MetricsConfig
     from bot.model.flow import engine_computer
+    from bot.observing import observed
     from bot.storage import Storage
-    from bot.telegram.app import ALLOWED_UPDATES, build_application, new_event_loop, settle_heap
+    from bot.telegram.app import ALLOWED_UPDATES, build_application, new_event_loop, services, settle_heap
     from bot.telegram.rate_limit import ChatRateLimiter
     from bot.workers.computer import ComputerProcesses
     from bot.workers.pictures import RenderProcesses, use_render_processes
@@ -90,7 +99,9 @@ def serve_bot(
             computer=engine_computer(processes=computers),
             limits=None,  # simulated players press far faster than people: no inbound limits
         )
-        async with app:
+        metrics = None if metrics_port is None else MetricsConfig(port=metrics_port)
+        pools = [(n, p) for n, p in (("render", processes), ("computer", computers)) if p is not None]
+        async with observed(metrics, storage, services(app).outbox, pools), app:
             await app.start()
             if app.post_init is not None:
                 await app.post_init(app)  # the board healer, as run_polling does
@@ -254,6 +265,9 @@ def main() -> int:
         action="store_true",
         help="run the bot on asyncio's own loop instead of uvloop (to compare)",
     )
+    parser.add_argument("--metrics", action="store_true", help="the bot counts and serves its metrics")
+    parser.add_argument("--scrape", metavar="FILE", help="scrape the bot's /metrics every second into FILE")
+    parser.add_argument("--metrics-port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--breakdown", type=int, metavar="PRESSES", help="time the steps of a press instead")
     parser.add_argument("--memory", type=int, metavar="GAMES", help="measure Redis memory per game instead")
     parser.add_argument("--serve-bot", nargs=2, metavar=("API_URL", "REDIS_URL"), help=argparse.SUPPRESS)
@@ -270,8 +284,11 @@ def main() -> int:
             args.render_processes,
             args.asyncio_loop,
             args.computer_processes,
+            args.metrics_port,
         )
         return 0
+    if args.scrape:
+        args.metrics = True
 
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory(prefix="nardy-load-") as tmp:
@@ -284,6 +301,9 @@ def main() -> int:
             cmd += ["--profile", str(Path(args.profile).resolve())]
         cmd += ["--render-processes", str(args.render_processes)] + ["--asyncio-loop"] * args.asyncio_loop
         cmd += ["--computer-processes", str(args.computer_processes)]
+        if args.metrics:
+            args.metrics_port = free_port()
+            cmd += ["--metrics-port", str(args.metrics_port)]
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         child = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
         try:
@@ -294,6 +314,31 @@ def main() -> int:
             child.wait(30)
             tg.stop()
             redis_server.stop()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Scraper(threading.Thread):
+    """Scrapes the bot's /metrics every second into a JSON lines file until stopped."""
+
+    def __init__(self, port: int, path: str) -> None:
+        super().__init__(name="scraper", daemon=True)
+        self.url = f"http://127.0.0.1:{port}/metrics"
+        self.path = path
+        self.halt = threading.Event()
+
+    def run(self) -> None:
+        t0 = time.monotonic()
+        with open(self.path, "w", encoding="utf-8") as out:
+            while not self.halt.is_set():
+                with urllib.request.urlopen(self.url, timeout=5) as response:
+                    text = response.read().decode()
+                out.write(json.dumps({"t": round(time.monotonic() - t0, 3), "text": text}) + "\n")
+                self.halt.wait(1.0)
 
 
 def memory_per_game(redis_url: str, games: int) -> dict[str, float]:
@@ -425,6 +470,7 @@ def drive(tg: TimedFake, args: argparse.Namespace, rng: random.Random, redis_url
     end = measure_from + args.seconds
     measured_start_moves = 0
     cpu_start: dict[str, float] = {}
+    scraper: Scraper | None = None
     next_press, late = start, 0
     while True:
         now = time.monotonic()
@@ -432,6 +478,9 @@ def drive(tg: TimedFake, args: argparse.Namespace, rng: random.Random, redis_url
             tg.measuring = True
             measured_start_moves = moves
             cpu_start = cpu_seconds(bot_pid)
+            if args.scrape:
+                scraper = Scraper(args.metrics_port, args.scrape)
+                scraper.start()
         if now >= end:
             break
         wait = end - now
@@ -461,6 +510,9 @@ def drive(tg: TimedFake, args: argparse.Namespace, rng: random.Random, redis_url
         elif not press_next(chat):
             finished += 1
     tg.measuring = False
+    if scraper is not None:
+        scraper.halt.set()
+        scraper.join(10)
     cpu = {k: v - cpu_start.get(k, 0.0) for k, v in cpu_seconds(bot_pid).items()}
     measured = moves - measured_start_moves
     lat = [x * 1000 for _, x in tg.latencies]
@@ -479,6 +531,7 @@ def drive(tg: TimedFake, args: argparse.Namespace, rng: random.Random, redis_url
         "computer_processes": args.computer_processes if against_computer else None,
         "computer_p50_ms": round(statistics.median(computer), 2) if computer else None,
         "computer_p99_ms": round(percentile(computer, 0.99), 2) if computer else None,
+        "metrics": bool(args.metrics),
     }
     per_move = {k: round(1000 * v / max(1, measured), 2) for k, v in cpu.items()}
     if args.rate:

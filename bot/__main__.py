@@ -12,21 +12,33 @@ import logging
 import os
 import sys
 import urllib.parse
+from collections.abc import Sequence
+from typing import Any
 
 from telegram.error import InvalidToken, NetworkError
-from telegram.ext import Updater
+from telegram.ext import Application, Updater
 
 from bot.app import with_board_page
 from bot.config import Config, ConfigError, setup_logging
 from bot.embedded_redis import EmbeddedRedis, EmbeddedRedisError
 from bot.model.flow import engine_computer
+from bot.observe.server import ObserveError
+from bot.observing import observed
 from bot.storage import Storage
-from bot.telegram.app import ALLOWED_UPDATES, build_application, close_requests, new_event_loop, settle_heap
+from bot.telegram.app import (
+    ALLOWED_UPDATES,
+    build_application,
+    close_requests,
+    new_event_loop,
+    services,
+    settle_heap,
+)
 from bot.telegram.serve import serve
 from bot.web import sandbox
 from bot.web.server import WebServerError
 from bot.workers.computer import ComputerProcesses
 from bot.workers.pictures import RenderProcesses, use_render_processes
+from bot.workers.worker_pool import WorkerPool
 
 log = logging.getLogger("bot")
 
@@ -110,8 +122,16 @@ def main(argv: list[str] | None = None) -> int:
         else:
             start = functools.partial(Updater.start_polling, allowed_updates=ALLOWED_UPDATES)
         # until SIGTERM, then stopped within bot/telegram/serve.py's deadline; post_shutdown closes the storage
-        loop.run_until_complete(serve(app, start))
-    except (InvalidToken, NetworkError, WebServerError) as err:  # the log filter masks the token
+        pools = [
+            (n, p) for n, p in (("render", processes), ("computer", computers), ("analysis", analysts)) if p
+        ]
+        loop.run_until_complete(serve_observed(config, app, start, storage, pools))
+    except (
+        InvalidToken,
+        NetworkError,
+        WebServerError,
+        ObserveError,
+    ) as err:  # the log filter masks the token
         log.error("cannot start the bot: %s: %s", type(err).__name__, err)
         loop.run_until_complete(close_requests(app))
         return 1
@@ -127,6 +147,14 @@ def main(argv: list[str] | None = None) -> int:
         if embedded is not None:
             embedded.stop()
     return 0
+
+
+async def serve_observed(
+    config: Config, app: Application, start: Any, storage: Storage, pools: Sequence[tuple[str, WorkerPool]]
+) -> None:
+    """`serve(app, start)`, counted and served on NARDY_METRICS_PORT (bot/observing.py) when it is set."""
+    async with observed(config.metrics, storage, services(app).outbox, pools):
+        await serve(app, start)
 
 
 def sandbox_main(port: int) -> int:

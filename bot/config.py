@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot.observe.logs import use_json
+
 
 class ConfigError(ValueError):
     """The environment does not describe a runnable bot (e.g. BOT_TOKEN is missing)."""
@@ -47,7 +49,9 @@ class Config:
     thread of the bot's own process, whose searches then hold the interpreter lock the loop needs).
     NARDY_REDIS_TIMEOUT: seconds any one wait on Redis may take (a connection, a command's answer) before
     it counts as not answering (default 1; 0.05..10).
-    The Mini App (the board page, bot/web/) when NARDY_WEBAPP_URL is set: see WebAppConfig."""
+    The Mini App (the board page, bot/web/) when NARDY_WEBAPP_URL is set: see WebAppConfig.
+    Metrics and health (/metrics, /healthz, /readyz) when NARDY_METRICS_PORT is set: see MetricsConfig.
+    NARDY_LOG_FORMAT: "text" (the default) or "json" (one JSON object a line, bot/observe/logs.py)."""
 
     token: str = field(repr=False)
     redis_url: str | None = None
@@ -68,6 +72,8 @@ class Config:
     media_chat_id: int | None = None
     redis_timeout: float = 1.0
     webapp: WebAppConfig | None = None  # the board page (Mini App); None: off
+    metrics: MetricsConfig | None = None  # /metrics, /healthz, /readyz (bot/observe/server.py); None: off
+    log_format: str = "text"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Config:
@@ -118,6 +124,8 @@ class Config:
                 f"NARDY_MEDIA_CHAT_ID={raw_media!r} is not a chat id (a number, e.g. -1001234567890 for a channel)"
             )
         return cls(
+            metrics=metrics_from_env(env),
+            log_format=log_format_from_env(env),
             webapp=webapp_from_env(env),
             redis_timeout=redis_timeout_from_env(env),
             media_chat_id=int(raw_media) if raw_media else None,
@@ -235,6 +243,55 @@ def webapp_from_env(environ: Mapping[str, str] | None = None) -> WebAppConfig | 
         max_age=max_age,
         name=name,
     )
+
+
+DEFAULT_METRICS_LISTEN = "127.0.0.1"
+
+
+@dataclass(frozen=True)
+class MetricsConfig:
+    """The worker's metrics and health endpoint (bot/observe/server.py), on when NARDY_METRICS_PORT is set.
+
+    NARDY_METRICS_PORT: the port of /metrics (Prometheus's text format), /healthz and /readyz; each worker
+    of several needs its own (several workers are several targets). NARDY_METRICS_LISTEN: the address
+    (default 127.0.0.1: only this machine; 0.0.0.0 for a scraper elsewhere). NARDY_METRICS_TOKEN: when set,
+    /metrics asks for `Authorization: Bearer <token>` (the health probes never do)."""
+
+    port: int
+    listen: str = DEFAULT_METRICS_LISTEN
+    token: str | None = field(default=None, repr=False)
+
+
+def metrics_from_env(environ: Mapping[str, str] | None = None) -> MetricsConfig | None:
+    """The NARDY_METRICS_* settings (MetricsConfig), or None when NARDY_METRICS_PORT is unset."""
+    env = os.environ if environ is None else environ
+    raw_port = env.get("NARDY_METRICS_PORT", "").strip()
+    if not raw_port:
+        given = [n for n in ("NARDY_METRICS_LISTEN", "NARDY_METRICS_TOKEN") if env.get(n, "").strip()]
+        if given:
+            raise ConfigError(f"{', '.join(given)} set but NARDY_METRICS_PORT is not: the metrics are off")
+        return None
+    if not (raw_port.isascii() and raw_port.isdigit()) or not 0 < int(raw_port) < 65536:
+        raise ConfigError(f"NARDY_METRICS_PORT={raw_port!r} is not a port number (1..65535)")
+    token = env.get("NARDY_METRICS_TOKEN", "").strip() or None
+    if token is not None and not re.fullmatch(r"[A-Za-z0-9._~+/=-]{16,256}", token):
+        raise ConfigError(
+            "NARDY_METRICS_TOKEN must be 16-256 characters of A-Z a-z 0-9 . _ ~ + / = - (a bearer token)"
+        )
+    return MetricsConfig(
+        port=int(raw_port),
+        listen=env.get("NARDY_METRICS_LISTEN", "").strip() or DEFAULT_METRICS_LISTEN,
+        token=token,
+    )
+
+
+def log_format_from_env(environ: Mapping[str, str] | None = None) -> str:
+    """NARDY_LOG_FORMAT: "text" (default) or "json"."""
+    env = os.environ if environ is None else environ
+    raw = env.get("NARDY_LOG_FORMAT", "").strip().lower() or "text"
+    if raw not in ("text", "json"):
+        raise ConfigError(f"NARDY_LOG_FORMAT={raw!r} is neither text nor json")
+    return raw
 
 
 def claim_after_from_env(environ: Mapping[str, str] | None = None) -> float:
@@ -361,4 +418,6 @@ def setup_logging(config: Config) -> None:
     token_filter = TokenFilter(config.token)
     for handler in logging.getLogger().handlers:
         handler.addFilter(token_filter)
+    if config.log_format == "json":
+        use_json(logging.getLogger().handlers)
     logging.getLogger("httpx").setLevel(logging.WARNING)

@@ -1,6 +1,7 @@
 """A player's rating over time as a small line chart (PNG): one line per variant, dates along the bottom,
-ratings up the side, in the board's colours (light or dark theme). A pure function of its data: no clock,
-no Redis, no Telegram. Text goes through render/text.py (the bundled font, cleaned, fitted)."""
+ratings up the side, in the board's colours (light or dark theme); with `seconds`, any two lines over a run's
+seconds from its start (bench/metrics_chart.py draws the metrics' panels so). A pure function of its data: no
+clock, no Redis, no Telegram. Text goes through render/text.py (the bundled font, cleaned, fitted)."""
 
 from __future__ import annotations
 
@@ -92,9 +93,11 @@ def rating_chart(
     texts: ChartTexts,
     theme: str = DEFAULT_THEME,
     size: tuple[int, int] = (WIDTH, HEIGHT),
+    seconds: bool = False,
 ) -> bytes:
     """The chart as PNG bytes. Every series is drawn (one with a single point as a dot); with no points at
-    all, the axes and `texts.empty`."""
+    all, the axes and `texts.empty`. `seconds`: the points' times are seconds from a run's start (ticks
+    "0 s", "10 s", ...) and the values' axis starts at 0, instead of dates and ratings."""
     colours = palette(theme)
     width, height = size
     image = Image.new("RGB", size, colours.background)
@@ -111,12 +114,17 @@ def rating_chart(
     else:
         t_low, t_high, r_low, r_high = 0.0, DAY, 1490.0, 1510.0
     date_ticks = [t_low, (t_low + t_high) / 2, t_high] if points else []
-    if t_high - t_low < DAY:  # one day or less: a day's width, the points in its middle, one date
-        middle = (t_low + t_high) / 2
-        t_low, t_high = middle - DAY / 2, middle + DAY / 2
-        date_ticks = [middle] if points else []
-    pad = max((r_high - r_low) * 0.1, 10.0)
-    r_low, r_high = r_low - pad, r_high + pad
+    if seconds:
+        t_high = max(t_high, t_low + 1.0)
+        date_ticks = _ticks(t_low, t_high) if points else []
+        r_low, r_high = 0.0, max(r_high * 1.1, 1.0)
+    else:
+        if t_high - t_low < DAY:  # one day or less: a day's width, the points in its middle, one date
+            middle = (t_low + t_high) / 2
+            t_low, t_high = middle - DAY / 2, middle + DAY / 2
+            date_ticks = [middle] if points else []
+        pad = max((r_high - r_low) * 0.1, 10.0)
+        r_low, r_high = r_low - pad, r_high + pad
 
     def x_of(t: float) -> int:
         return round(left + (t - t_low) / (t_high - t_low) * (right - left))
@@ -127,7 +135,7 @@ def rating_chart(
     for value in _ticks(r_low, r_high):
         y = y_of(value)
         draw.line([(left, y), (right, y)], fill=grid, width=1)
-        label = f"{value:.0f}"
+        label = f"{value:.0f}" if not seconds or value >= 10 or value == 0 else f"{value:.1f}"
         _text(
             image,
             (left - 8 - text_width(label, TICK_SIZE) - 4, y - TICK_SIZE // 2 - 3),
@@ -140,7 +148,7 @@ def rating_chart(
     for t in date_ticks:
         x = x_of(t)
         draw.line([(x, bottom), (x, bottom + 5)], fill=axis, width=2)
-        label = _date(t)
+        label = f"{t:.0f} s" if seconds else _date(t)
         half = text_width(label, TICK_SIZE) // 2
         _text(
             image,

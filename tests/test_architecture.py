@@ -22,6 +22,7 @@ OVERSIZED: dict[str, int] = {}
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("engine",),  # the rules, pure
     ("render",),  # the pictures: a pure function of a view
+    ("bot.observe", "bot.observe.metrics", "bot.observe.logs"),  # what every floor counts in and logs with
     (
         "bot",
         "bot.config",
@@ -31,9 +32,9 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ),  # the bot's ground: settings, words
     ("bot.model",),  # the game's domain, pure
     ("bot.storage", "bot.views"),  # Redis; a game in words and as a picture's view
-    ("bot.service",),  # the operations a player can do
+    ("bot.service", "bot.observe.sampler", "bot.observe.server"),  # the operations; the operator's endpoint
     ("bot.telegram", "bot.web"),  # the fronts, siblings
-    ("bot.app", "bot.health"),  # the fronts composed; the container's health check
+    ("bot.app", "bot.health", "bot.observing"),  # the fronts composed; health checks; the metrics started
     ("bot.__main__",),  # starts it all
     ("testkit",),  # what tests and benchmarks share
     ("bench", "scripts", "tests"),
@@ -197,8 +198,8 @@ def test_the_floor_checker_names_an_import_up_across_and_a_module_on_no_floor() 
         "mid.b -> mid.a.y (mid.b reaches across to mid.a)",
         "stray is on no floor (give its folder a place in FLOORS)",
     ]
-    assert group_of("bot.web.server") == (6, "bot.web")
-    assert group_of("bot") == (2, "bot")
+    assert group_of("bot.web.server") == (7, "bot.web")
+    assert group_of("bot") == (3, "bot")
     assert group_of("bot.newfolder.x") is None
 
 

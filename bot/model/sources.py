@@ -7,10 +7,12 @@ from __future__ import annotations
 import asyncio
 import random
 import secrets
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Protocol
 
+from bot.observe.metrics import LEVELS, VARIANTS, bounded, current
 from bot.workers.computer import ComputerProcesses, CubeDecision, Decision, cube_in_thread, decide_in_thread
 from engine import Game, Play
 from engine.ai.cube import cube_decision
@@ -103,9 +105,17 @@ class EngineComputer:
 
     async def __call__(self, game: Game, level: str) -> Play:
         decision_seed = self._rng.getrandbits(64)
+        metrics = current()
+        began = time.perf_counter()
         if self._processes is not None:
-            return await self._processes.choose(game, level, decision_seed)
-        return await decide_in_thread(Decision.of(game, level, decision_seed))
+            play = await self._processes.choose(game, level, decision_seed)
+        else:
+            play = await decide_in_thread(Decision.of(game, level, decision_seed))
+        if metrics is not None:
+            metrics.decision.labels(bounded(game.game, VARIANTS), bounded(level, LEVELS)).observe(
+                time.perf_counter() - began
+            )
+        return play
 
     async def cube(self, game: Game, level: str) -> str:
         decision_seed = self._rng.getrandbits(64)

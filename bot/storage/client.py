@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -22,6 +23,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from bot.config import DEFAULT_REDIS_TIMEOUT
 from bot.model.table import Lobby
+from bot.observe.metrics import current
 
 MAX_CONNECTIONS = 50  # per process; Redis runs the commands one at a time anyway
 DEFAULT_TIMEOUT = DEFAULT_REDIS_TIMEOUT  # seconds any wait on Redis may take (connect)
@@ -77,18 +79,47 @@ async def redis_errors(what: str) -> AsyncIterator[None]:
         yield
     except WatchError as err:
         raise VersionConflict(f"{what}: changed concurrently") from err
-    except RedisTimeoutError as err:
-        raise StorageTimeout(f"{what}: redis did not answer in time: {err}") from err
-    except RedisConnectionError as err:
-        if isinstance(err.__cause__, RedisTimeoutError):  # redis-py's word for a handshake that timed out
-            raise StorageTimeout(f"{what}: redis did not answer in time: {err}") from err
-        raise StorageUnavailable(f"{what}: redis unreachable: {err}") from err
-    except OSError as err:
-        raise StorageUnavailable(f"{what}: redis unreachable: {err}") from err
-    except (ReadOnlyError, OutOfMemoryError) as err:  # a replica being promoted, a full server: for a while
-        raise StorageUnavailable(f"{what}: redis refuses writes: {err}") from err
-    except RedisError as err:
-        raise StorageFault(f"{what}: redis error: {err}") from err
+    except (RedisError, OSError) as err:
+        translated = translate(what, err)
+        metrics = current()
+        if metrics is not None:
+            metrics.redis_errors.labels(error_kind(translated)).inc()
+        raise translated from err
+
+
+def translate(what: str, err: BaseException) -> StorageError:
+    """The storage's error for a redis-py error (or an OSError) met while doing `what`."""
+    if isinstance(err, RedisTimeoutError) or (
+        isinstance(err, RedisConnectionError) and isinstance(err.__cause__, RedisTimeoutError)
+    ):  # the latter: redis-py's word for a handshake that timed out
+        return StorageTimeout(f"{what}: redis did not answer in time: {err}")
+    if isinstance(err, RedisConnectionError | OSError):
+        return StorageUnavailable(f"{what}: redis unreachable: {err}")
+    if isinstance(err, ReadOnlyError | OutOfMemoryError):  # a replica being promoted, a full server: a while
+        return StorageUnavailable(f"{what}: redis refuses writes: {err}")
+    return StorageFault(f"{what}: redis error: {err}")
+
+
+def error_kind(error: StorageError) -> str:
+    """nardy_redis_errors_total's kind: slow (no answer in time), away (unreachable, refusing writes), fault."""
+    if isinstance(error, StorageTimeout):
+        return "slow"
+    return "away" if isinstance(error, StorageUnavailable) else "fault"
+
+
+def counted(connection_class: type[AbstractConnection]) -> type[AbstractConnection]:
+    """`connection_class` (TCP, TLS, a unix socket) counting each time it connects: the first time and every
+    reconnect (nardy_redis_connections_total)."""
+
+    class Counted(connection_class):  # type: ignore[valid-type, misc]
+        async def on_connect(self) -> None:
+            metrics = current()
+            if metrics is not None:
+                metrics.redis_connects.inc()
+            await super().on_connect()
+
+    Counted.__name__ = Counted.__qualname__ = f"Counted{connection_class.__name__}"
+    return Counted
 
 
 def connect(
@@ -113,6 +144,7 @@ def connect(
         retry=Retry(NoBackoff(), 0),
         health_check_interval=30,
     )
+    pool.connection_class = counted(pool.connection_class)
     return aioredis.Redis.from_pool(pool)  # the client owns the pool: aclose() closes it
 
 

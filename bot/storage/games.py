@@ -19,6 +19,7 @@ import redis.asyncio as aioredis
 
 from bot.model.clock import WARN_AT
 from bot.model.table import Table
+from bot.observe.metrics import current
 from bot.storage import scripts
 from bot.storage.client import ChatBusy, Gone, VersionConflict, compact_json, redis_errors
 from bot.storage.keys import (
@@ -133,7 +134,13 @@ class GameStore:
         """Compare-and-set: store `table` only if the stored version is `table.version - 1`
         (VersionConflict otherwise). `new_boards`: its board messages are forgotten (a rematch's boards
         are new messages)."""
-        await self._write(table, expected=table.version - 1, new_boards=new_boards)
+        metrics = current()
+        began = time.perf_counter()
+        try:
+            await self._write(table, expected=table.version - 1, new_boards=new_boards)
+        finally:
+            if metrics is not None:
+                metrics.save.observe(time.perf_counter() - began)
 
     async def _write(
         self,

@@ -27,6 +27,7 @@ from dataclasses import replace
 from telegram import Bot
 
 from bot.model.table import Table, Target
+from bot.observe.metrics import current
 from bot.service.settings import SettingsCache
 from bot.storage import Storage, StorageError
 from bot.storage.games import SHOW_LEASE
@@ -296,6 +297,12 @@ class Boards:
             else:  # SKIPPED (the chat takes no messages): nothing to retry, but not shown either, so that
                 skipped.append(target)  # a press there after an unblock redraws it
         complete = failed == 0
+        metrics = current()
+        if complete and metrics is not None:
+            pressed = metrics.pressed.get(table.id)
+            if pressed is not None and pressed[0] <= table.version:  # the press's change is on every board
+                del metrics.pressed[table.id]
+                metrics.press_board.observe(asyncio.get_running_loop().time() - pressed[1])
         stored = await self.storage.games.shown(table.id, table.version, tuple(done), complete, self.token)
         hook = self.unreachable
         for target in skipped:

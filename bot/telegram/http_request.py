@@ -7,6 +7,7 @@ cProfile of bench/load.py). aiohttp's connector hands out connections in constan
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Mapping
 from typing import IO
@@ -16,6 +17,8 @@ from telegram._utils.defaultvalue import DefaultValue
 from telegram._utils.types import ODVInput
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
+
+from bot.observe.metrics import current
 
 
 class AiohttpRequest(BaseRequest):
@@ -77,15 +80,63 @@ class AiohttpRequest(BaseRequest):
         timeout = aiohttp.ClientTimeout(
             sock_connect=connect, sock_read=read if not files else self._media_write_timeout
         )
+        metrics = current()
         try:
             async with self._session.request(
                 method, url, data=data, timeout=timeout, headers=headers
             ) as response:
-                return response.status, await response.read()
+                status, body = response.status, await response.read()
         except TimeoutError as err:
+            if metrics is not None:
+                metrics.telegram_call(bot_method(url), "timeout")
             raise TimedOut from err
         except aiohttp.ClientError as err:
+            if metrics is not None:
+                metrics.telegram_call(bot_method(url), "network")
             raise NetworkError(f"aiohttp {type(err).__name__}: {err}") from err
+        if metrics is not None:
+            result, retry_after = call_result(status, body)
+            metrics.telegram_call(bot_method(url), result)
+            if retry_after:
+                metrics.retry_after.inc(retry_after)
+        return status, body
+
+
+def bot_method(url: str) -> str:
+    """The Bot API method of a call's URL (".../bot<token>/editMessageMedia" -> "editMessageMedia")."""
+    return url.rsplit("/", 1)[-1]
+
+
+# 400s told apart (nardy_telegram_calls_total's result), by the start of Telegram's description
+BAD_REQUESTS = (
+    ("message is not modified", "400_not_modified"),
+    ("message to edit not found", "400_not_found"),
+    ("message to delete not found", "400_not_found"),
+    ("query is too old", "400_query_too_old"),
+    ("chat not found", "400_chat_not_found"),
+)
+
+
+def call_result(status: int, body: bytes) -> tuple[str, float]:
+    """(nardy_telegram_calls_total's result, the seconds a 429 asked to wait) of an answer."""
+    if status == 200:
+        return "ok", 0.0
+    if status >= 500:
+        return "5xx", 0.0
+    if status not in (400, 429):
+        return str(status) if status == 403 else "other", 0.0
+    try:
+        answer = json.loads(body)
+        description = str(answer.get("description", "")).lower()
+        retry = float((answer.get("parameters") or {}).get("retry_after", 0))
+    except (ValueError, AttributeError, TypeError):
+        description, retry = "", 0.0
+    if status == 429:
+        return "429", retry
+    for words, result in BAD_REQUESTS:
+        if words in description:
+            return result, 0.0
+    return "400_other", 0.0
 
 
 def _quoted(value: str) -> str:

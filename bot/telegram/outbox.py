@@ -66,6 +66,11 @@ class Outbox:
         self._tasks: dict[int | str, asyncio.Task[None]] = {}
         self.dropped = 0
 
+    @property
+    def queued(self) -> int:
+        """Sends waiting in every chat's queue (nardy_outbox_queued)."""
+        return sum(len(queue) for queue in self._queues.values())
+
     def post(self, chat_id: int | str, send: Send, what: str = "message") -> bool:
         """Queue `send` for `chat_id` (sent once the press is answered, inside a press); False if the
         chat's queue is full and it was dropped."""

@@ -15,10 +15,12 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections.abc import Coroutine
 from typing import Any, Protocol
 
 from bot.model.table import Table
+from bot.observe.metrics import current
 from bot.storage import Storage, StorageError
 from bot.storage.live import LiveFeed
 from bot.web.states import state_of
@@ -128,6 +130,7 @@ class Live:
                 text = states[key] = state_text(table, page.you, page.lang)
             page.shown = table.version  # before the send: a later table never goes out before it
             await page.send(text)
+            pushed(table)
 
     # ------------------------------------------------------------------ what the feed hears
 
@@ -235,3 +238,12 @@ class Live:
 def _log_failure(task: asyncio.Task[None]) -> None:
     if not task.cancelled() and task.exception() is not None:
         log.error("live: %s failed", task.get_name(), exc_info=task.exception())
+
+
+def pushed(table: Table) -> None:
+    """A state went to a page: nardy_web_push_seconds, from its save (the table's moved_at) to now."""
+    metrics = current()
+    if metrics is not None and table.moved_at is not None:
+        late = time.time() - table.moved_at
+        if 0 <= late < 3600:  # a test's own clock says nothing of the real wait
+            metrics.pushes.observe(late)

@@ -25,6 +25,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from bot.i18n import N_, language_of, texts
 from bot.model.flow import Refused
 from bot.model.table import Table
+from bot.observe.metrics import current
 from bot.service import games, hints
 from bot.service.answers import (
     BOARD_CHANGED,
@@ -132,15 +133,21 @@ class Sockets:
         origin = request.headers.get("Origin", "").lower()
         if not self.origin or origin != self.origin:
             log.info("a board socket from origin %r refused (the page's is %r)", origin, self.origin)
+            hello_refused("origin")
             raise web.HTTPForbidden(text="origin not allowed")
         ws = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=MAX_MESSAGE, timeout=0.5)
         await ws.prepare(request)
         session = Session(ws, request)
         self.open.add(session)
+        metrics = current()
+        if metrics is not None:
+            metrics.sockets.inc()
         try:
             if await self._hello(session):
                 await self._serve(session)
         finally:
+            if metrics is not None:
+                metrics.sockets.dec()
             self.open.discard(session)
             if session.game:
                 self.live.leave(session)
@@ -158,6 +165,7 @@ class Sockets:
         try:
             msg = await session.ws.receive(timeout=HELLO_WITHIN)
         except TimeoutError:
+            hello_refused("bad_message")
             await session.fail("no hello")
             return False
         if msg.type != WSMsgType.TEXT:
@@ -165,27 +173,33 @@ class Sockets:
         try:
             hello = parse_client_message(msg.data)
         except ProtocolError as err:
+            hello_refused("bad_message")
             await session.fail(str(err))
             return False
         if not isinstance(hello, Hello):
+            hello_refused("bad_message")
             await session.fail("the first message must be a hello")
             return False
         try:
             init = self.signer.check(session.request, hello.init_data, self.clock())
         except BadInitData as err:
             log.info("a board page's hello for game %s refused: %s", hello.game[:64], err)
+            hello_refused("auth")
             await session.fail(texts(None).gettext(SIGNED_OUT))
             return False
         session.user_id, session.init_data = init.user.id, hello.init_data
         session.lang = await self._language(init)
         t = texts(session.lang)
         if sum(1 for s in self.open if s.user_id == init.user.id) > PAGES_PER_USER:
+            hello_refused("rate_limited")
             await session.fail(t.gettext(SLOW_PRESSES))
             return False
         if not await self._within_limits(session.user_id, None):
+            hello_refused("rate_limited")
             await session.fail(t.gettext(SLOW_PRESSES))
             return False
         if not GAME_ID.fullmatch(hello.game):  # never a key of ours: not worth a Redis call
+            hello_refused("gone")
             await session.fail(t.gettext(GONE))
             return False
         session.game = hello.game
@@ -194,14 +208,17 @@ class Sockets:
             table = await self.services.storage.games.load(hello.game)
         except StorageError as err:
             log.warning("game %s could not be loaded for a page: %s", hello.game, err)
+            hello_refused("storage_away")
             await session.fail(t.gettext(TRY_AGAIN))
             return False
         if table is None:
+            hello_refused("gone")
             await session.fail(t.gettext(GONE))
             return False
         session.you = table.side_of(init.user.id)
         if session.you is None and table.mode != "group":
             log.info("user %s may not watch game %s (%s)", init.user.id, table.id, table.mode)
+            hello_refused("not_a_player")
             await session.fail(t.gettext(NOT_PLAYING))
             return False
         await self.live.ready(session, table)
@@ -339,3 +356,10 @@ class Sockets:
             return await self.services.storage.games.load(game)
         except StorageError:
             return None
+
+
+def hello_refused(reason: str) -> None:
+    """Count a refused hello (nardy_web_hellos_refused_total) by its reason."""
+    metrics = current()
+    if metrics is not None:
+        metrics.hello_refused(reason)

@@ -18,9 +18,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import pickle
+import time
 from dataclasses import dataclass
 from typing import Any
 
+from bot.observe.metrics import current
 from bot.workers.worker_pool import (
     RESPAWN_DELAY,
     HandlerFailed,
@@ -111,10 +113,16 @@ def use_render_processes(processes: RenderProcesses | None) -> None:
 
 
 async def render(view: object) -> bytes:
-    """The board picture of `view`, drawn off the event loop."""
+    """The board picture of `view`, drawn off the event loop (timed: nardy_picture_seconds)."""
+    metrics = current()
+    began = time.perf_counter()
     if _processes is not None:
-        return await _processes.render(view)
-    return await asyncio.to_thread(image, view)
+        picture = await _processes.render(view)
+    else:
+        picture = await asyncio.to_thread(image, view)
+    if metrics is not None:
+        metrics.picture.observe(time.perf_counter() - began)
+    return picture
 
 
 @dataclass(frozen=True)

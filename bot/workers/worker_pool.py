@@ -175,6 +175,16 @@ class WorkerPool:
         return [w.proc.pid for w in self._pool]
 
     @property
+    def queued(self) -> int:
+        """Requests owed by the workers now, and those waiting for a slot (nardy_worker_queue)."""
+        return sum(len(w.pending) for w in self._pool) + len(self._waiting)
+
+    @property
+    def running(self) -> int:
+        """Workers alive now (nardy_worker_processes)."""
+        return sum(1 for w in self._pool if w.alive)
+
+    @property
     def most_queued(self) -> int:
         """The most requests one worker has owed at once since the pool was made (never above the
         spec's queue_bound)."""

@@ -12,8 +12,10 @@ from telegram import Update
 from telegram.ext import Application, BaseRateLimiter, TypeHandler
 
 from bot.app import with_board_page
-from bot.config import WebAppConfig
+from bot.config import MetricsConfig, WebAppConfig
 from bot.model.flow import ComputerPlayer, DiceSource, engine_computer
+from bot.observe.server import ObserveServer
+from bot.observing import observed
 from bot.service.rates import Limits
 from bot.storage import Storage
 from bot.telegram.app import ALLOWED_UPDATES, build_application, services
@@ -67,6 +69,7 @@ class BotRunner:
         clock: Callable[[], float] | None = None,
         clocks_every: float | None = None,
         webapp: WebAppConfig | None = None,
+        metrics: MetricsConfig | None = None,
     ) -> None:
         self.api_url = api_url
         self.webhook_port = webhook_port
@@ -91,6 +94,8 @@ class BotRunner:
             clocks_every  # seconds between looks for live games' due flags (None: the default)
         )
         self.webapp = webapp  # the board page's server (bot/web/), started with the bot; None: none
+        self.metrics = metrics  # /metrics, /healthz, /readyz (bot/observing.py); None: off
+        self.observer: ObserveServer | None = None  # that endpoint, while the bot runs
         self.computers: ComputerProcesses | None = None  # those workers, while the bot runs
         self.app: Application | None = None
         self.errors = ErrorLog()
@@ -155,8 +160,10 @@ class BotRunner:
             with_board_page(app, self.webapp)
         app.add_handler(TypeHandler(Update, self._count), group=-3)
         self.app = app
+        pools = [("computer", self.computers)] if self.computers is not None else []
         try:
-            async with app:
+            async with observed(self.metrics, storage, services(app).outbox, pools) as observer, app:
+                self.observer = observer
                 await app.start()
                 if app.post_init is not None:
                     await app.post_init(app)

@@ -51,3 +51,12 @@ def test_strange_text_and_equal_ratings_still_draw() -> None:
     texts = ChartTexts("\u202e" + "Я" * 500 + "\x00", "", "рейтинг", "")
     same = Series("Короткие", tuple((1_700_000_000.0 + i, 1500.0) for i in range(5)))
     assert opened(rating_chart([same], texts)).size == (WIDTH, HEIGHT)
+
+
+def test_a_run_in_seconds_draws_its_lines_from_zero() -> None:
+    p50 = Series("p50", tuple((float(t), 5.0 + (t % 4)) for t in range(5, 60)))
+    p99 = Series("p99", tuple((float(t), 20.0 + (t % 7)) for t in range(5, 60)))
+    texts = ChartTexts("Press to answer", "time into the run", "milliseconds", "no data")
+    image = opened(rating_chart([p50, p99], texts, seconds=True))
+    assert image.size == (WIDTH, HEIGHT)
+    assert {(242, 182, 50), (96, 176, 236)} <= colours_of(image)

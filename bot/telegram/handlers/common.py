@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import functools
 import logging
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +19,9 @@ from bot.i18n import N_ as N_
 from bot.i18n import Texts, language_of, texts
 from bot.model.flow import Refused
 from bot.model.table import Person, Table
+from bot.observe import logs
+from bot.observe import metrics as observed
+from bot.observe.metrics import APPLIED, ENDINGS, RESULTS, VARIANTS, Metrics, bounded
 from bot.service.answers import COMPUTER_BUSY as COMPUTER_BUSY
 from bot.service.answers import QUICKER as QUICKER
 from bot.service.answers import TRY_AGAIN as TRY_AGAIN
@@ -81,6 +86,9 @@ class Deps(Services):
 
     def changed(self, table: Table, previous: Table | None = None) -> None:
         """A change was saved: its boards are drawn once the press is answered (bot/telegram/boards.py)."""
+        metrics = observed.current()
+        if metrics is not None:
+            count_games(metrics, table, previous)
         self.boards.show(table, previous=previous)
 
     def retired(self, table: Table) -> None:
@@ -252,31 +260,47 @@ def command(fn: Handler) -> Handler:
     @functools.wraps(fn)
     async def wrapper(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         deadline = asyncio.get_running_loop().time() + ANSWER_WITHIN
-        with choosing(*await viewer_settings(deps(context), update.effective_user, deadline)):
-            await guarded(update, context, deadline)
+        metrics = observed.current()
+        if metrics is not None:
+            metrics.commands.labels(fn.__name__).inc()  # the handlers' names: a bounded set
+        with (
+            logs.handling(update.update_id),
+            choosing(*await viewer_settings(deps(context), update.effective_user, deadline)),
+        ):
+            outcome = "failed"
+            try:
+                outcome = await guarded(update, context, deadline)
+            finally:
+                if metrics is not None:
+                    metrics.update("command", outcome)
 
-    async def guarded(update: Update, context: ContextTypes.DEFAULT_TYPE, deadline: float) -> None:
+    async def guarded(update: Update, context: ContextTypes.DEFAULT_TYPE, deadline: float) -> str:
         t = user_texts(update)
         chat = update.effective_chat
         try:
             async with asyncio.timeout_at(deadline):
                 await fn(update, context)
+            return APPLIED
         except Refused as refusal:
             if chat:
                 deps(context).say(chat.id, t.gettext(refusal.msgid, **refusal.params))
+            return refusal_outcome(refusal)
         except ChatBusy:
             if chat:
                 deps(context).say(chat.id, t.gettext(GAME_ON))
+            return "busy"
         except (StorageTimeout, TimeoutError) as err:
             log.warning(
                 "%s: redis did not answer in time: %s", fn.__name__, str(err) or "the update's deadline"
             )
             if chat:
                 deps(context).say(chat.id, t.gettext(TRY_AGAIN_SOON))
+            return "storage_slow"
         except StorageUnavailable:
             log.exception("storage unavailable in %s", fn.__name__)
             if chat:
                 deps(context).say(chat.id, t.gettext(TRY_AGAIN))
+            return "storage_away"
 
     return wrapper
 
@@ -288,43 +312,62 @@ def button(fn: CallbackBody) -> Handler:
 
     @functools.wraps(fn)
     async def wrapper(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        deadline = asyncio.get_running_loop().time() + ANSWER_WITHIN
-        with choosing(*await viewer_settings(deps(context), update.effective_user, deadline)):
-            await guarded(update, context, deadline)
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        deadline = began + ANSWER_WITHIN
+        with (
+            logs.handling(update.update_id),
+            choosing(*await viewer_settings(deps(context), update.effective_user, deadline)),
+        ):
+            await guarded(update, context, deadline, began)
 
-    async def guarded(update: Update, context: ContextTypes.DEFAULT_TYPE, deadline: float) -> None:
+    async def guarded(
+        update: Update, context: ContextTypes.DEFAULT_TYPE, deadline: float, began: float
+    ) -> None:
         query = update.callback_query
         assert query is not None
         t = user_texts(update)
         alert: str | None = None
-        with answering() as answered:
+        outcome = "failed"
+        metrics = observed.current()
+        with answering() as answered, pressing(metrics, began):
             try:
                 async with asyncio.timeout_at(deadline):
                     cb = callbacks.decode(query.data)
+                    logs.about_game(cb.game)
                     await check_home(deps(context), query, cb, context.bot.username)
                     alert = await fn(update, context, query, cb, t)
+                    outcome = APPLIED if alert is None else "refused"
             except BadCallback as err:
                 log.info("bad callback data from user %s: %s", query.from_user.id, err)
                 alert = t.gettext("This button is not valid.")
+                outcome = "bad_data"
             except Refused as refusal:
                 alert = t.gettext(refusal.msgid, **refusal.params)
+                outcome = refusal_outcome(refusal)
             except VersionConflict:
                 alert = t.gettext(QUICKER)
+                outcome = "stale"
             except ChatBusy:
                 alert = t.gettext(GAME_ON)
+                outcome = "busy"
             except Gone:
                 alert = t.gettext("This game is no longer open.")
+                outcome = "gone"
             except (StorageTimeout, TimeoutError) as err:
                 log.warning(
                     "%s: redis did not answer in time: %s", fn.__name__, str(err) or "the update's deadline"
                 )
                 alert = t.gettext(TRY_AGAIN_SOON)
+                outcome = "storage_slow"
             except StorageUnavailable:
                 log.exception("storage unavailable in %s", fn.__name__)
                 alert = t.gettext(TRY_AGAIN)
+                outcome = "storage_away"
             except ComputerBusy as err:
                 log.warning("press refused: %s", err)
                 alert = t.gettext(COMPUTER_BUSY)
+                outcome = "busy"
             except Exception:
                 alert = t.gettext(WENT_WRONG)
                 raise  # on_error logs it with the update
@@ -332,8 +375,63 @@ def button(fn: CallbackBody) -> Handler:
                 await answer(query, alert)
                 if not answered.done():
                     answered.set_result(None)
+                if metrics is not None:
+                    metrics.update("press", outcome)
+                    metrics.press_answer.observe(asyncio.get_running_loop().time() - began)
 
     return wrapper
+
+
+# Refusals by what they say (bot/model/flow.py, bot/model/waiting.py): the outcome an operator tells apart.
+REFUSAL_OUTCOMES = {
+    "This board is out of date. Use the latest message.": "stale",
+    "The board has just changed. Look at it again.": "stale",  # BOARD_CHANGED
+    "The board was behind; here it is now.": "stale",  # handlers/board.py BOARD_BEHIND
+    "It is not your turn.": "not_your_turn",
+    NOT_ITS_MESSAGE: "forged_home",
+    UNKNOWN_CARD: "forged_home",
+}
+
+
+def refusal_outcome(refusal: Refused) -> str:
+    """nardy_updates_total's outcome for a refusal: stale, not_your_turn, forged_home, or refused."""
+    return REFUSAL_OUTCOMES.get(refusal.msgid, "refused")
+
+
+@contextlib.contextmanager
+def pressing(metrics: Metrics | None, began: float) -> Iterator[None]:
+    """While a press is handled, the boards it changes learn when it began (press -> board edited)."""
+    if metrics is None:
+        yield
+        return
+    token = PRESS_BEGAN.set(began)
+    try:
+        yield
+    finally:
+        PRESS_BEGAN.reset(token)
+
+
+PRESS_BEGAN: contextvars.ContextVar[float | None] = contextvars.ContextVar("nardy_press_began", default=None)
+
+
+def count_games(metrics: Metrics, table: Table, previous: Table | None) -> None:
+    """Games started and finished by a saved change (its `ended` records, what the statistics keep), and the
+    press that made it, for the press -> board edited latency."""
+    opponent = "computer" if any(p.is_computer for p in table.players) else "person"
+    if previous is None or previous.number != table.number:
+        metrics.started.labels(bounded(table.game.game, VARIANTS), opponent).inc()
+    seen = {str(e.get("key")) for e in previous.ended} if previous is not None else set()
+    for ended in table.ended:
+        if str(ended.get("key")) not in seen:
+            metrics.finished.labels(
+                bounded(str(ended.get("variant")), VARIANTS),
+                opponent,
+                bounded(str(ended.get("how")), ENDINGS),
+                bounded(str(ended.get("kind")), RESULTS),
+            ).inc()
+    began = PRESS_BEGAN.get()
+    if began is not None:
+        metrics.pressed[table.id] = (table.version, began)
 
 
 async def answer(query: CallbackQuery, alert: str | None) -> None:

@@ -16,6 +16,7 @@ from telegram import Update
 from telegram.constants import ChatType
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
+from bot.observe.metrics import current
 from bot.service.answers import SLOW_PRESSES
 from bot.service.rates import Limits
 from bot.service.settings import choosing
@@ -83,6 +84,9 @@ async def limit_inbound(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
     if empty is None:
         return
     log.info("update %s: %s over the limit of %s; dropped", update.update_id, kind, empty.key)
+    metrics = current()
+    if metrics is not None:
+        metrics.update(kind, "rate_limited")
     if notice:
         deadline = asyncio.get_running_loop().time() + LOOK_WITHIN
         with choosing(*await viewer_settings(d, update.effective_user, deadline)):  # once per flood
