@@ -66,6 +66,7 @@ class BotRunner:
         clock: Callable[[], float] | None = None,
         clocks_every: float | None = None,
         webapp: WebAppConfig | None = None,
+        redis_timeout: float | None = None,
     ) -> None:
         self.api_url = api_url
         self.webhook_port = webhook_port
@@ -90,6 +91,9 @@ class BotRunner:
             clocks_every  # seconds between looks for live games' due flags (None: the default)
         )
         self.webapp = webapp  # the board page's server (bot/web/), started with the bot; None: none
+        self.redis_timeout = (
+            redis_timeout  # seconds any wait on Redis may take (None: NARDY_REDIS_TIMEOUT's 1 s)
+        )
         self.computers: ComputerProcesses | None = None  # those workers, while the bot runs
         self.app: Application | None = None
         self.errors = ErrorLog()
@@ -123,7 +127,11 @@ class BotRunner:
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
-        storage = Storage.from_url(self.redis_url)
+        storage = (
+            Storage.from_url(self.redis_url)
+            if self.redis_timeout is None
+            else Storage.from_url(self.redis_url, timeout=self.redis_timeout)
+        )
         computer = self.computer
         if self.computer_processes:
             self.computers = ComputerProcesses(self.computer_processes, timeout=self.computer_timeout)
