@@ -17,6 +17,7 @@ from bot.service.rates import Limits
 from bot.storage import Storage
 from bot.telegram.app import ALLOWED_UPDATES, build_application, services
 from bot.telegram.rate_limit import ChatRateLimiter
+from bot.telegram.webhook import start_webhook
 from bot.workers.computer import ComputerProcesses
 from testkit.fake_telegram.server import BOT_TOKEN
 
@@ -172,7 +173,8 @@ class BotRunner:
                         poll_interval=0, timeout=1, allowed_updates=ALLOWED_UPDATES
                     )
                 else:
-                    await app.updater.start_webhook(
+                    await start_webhook(
+                        app.updater,
                         listen="127.0.0.1",
                         port=self.webhook_port,
                         url_path="hook",
