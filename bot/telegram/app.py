@@ -51,6 +51,7 @@ from bot.telegram.handlers import (
     records,
     settings,
     stats,
+    tournaments,
 )
 from bot.telegram.handlers.common import Deps, on_error
 from bot.telegram.http_request import AiohttpRequest
@@ -72,6 +73,7 @@ SWEEPER = (
     "nardy.sweeper"  # ends quick-match searches that waited too long (bot/telegram/handlers/quickmatch.py)
 )
 CLOCKS = "nardy.clocks"  # live games' flags and warnings (bot/telegram/handlers/clocks.py)
+TOURNEYS = "nardy.tourneys"  # tournaments moved on (bot/telegram/handlers/tournaments.py)
 WEB = "nardy.web"  # the board page's server (bot/web/server.py), when NARDY_WEBAPP_URL is set
 WEB_STOP = 0.5  # seconds of STOP_GRACE the board page's server gets to close its sockets and stop
 # The updates the bot handles: no edited messages (an edited "/resign" must not resign again), no
@@ -119,6 +121,7 @@ PRIVATE_COMMANDS = (
 )
 GROUP_COMMANDS = (
     "newgame",
+    "tournament",
     "resign",
     "cancel",
     "claim",
@@ -140,6 +143,7 @@ def command_menu(lang: str, names: tuple[str, ...]) -> list[BotCommand]:
         "help": t.gettext("How to play"),
         "rules": t.gettext("Rules of short and long nardy"),
         "newgame": t.gettext("Start a new game"),
+        "tournament": t.gettext("A tournament for the group"),
         "resign": t.gettext("Resign the current game"),
         "cancel": t.gettext("Withdraw an open game or invitation"),
         "claim": t.gettext("Claim the win from an opponent who stopped moving"),
@@ -202,6 +206,7 @@ async def on_start(app: Application) -> None:
     app.bot_data[REMINDERS].start()
     app.bot_data[SWEEPER].start()
     app.bot_data[CLOCKS].start()
+    app.bot_data[TOURNEYS].start()
 
 
 async def on_stop(app: Application) -> None:
@@ -221,6 +226,7 @@ async def on_stop(app: Application) -> None:
     await app.bot_data[REMINDERS].stop(left())  # first: a reminder it takes still goes out through the outbox
     await app.bot_data[SWEEPER].stop(left())  # likewise a search it ends
     await app.bot_data[CLOCKS].stop(left())  # likewise a flag or a warning
+    await app.bot_data[TOURNEYS].stop(left())  # likewise a tournament's step
     await d.boards.stop(left() / 3)  # its three waits (the healer, the jobs, the jobs cancelled)
     await d.outbox.close(left() / 2)  # its two waits (the sends, the sends cancelled)
 
@@ -337,6 +343,7 @@ def build_application(
     boards.settings = d.settings  # private boards are drawn in their player's language and colours
     app.bot_data[SWEEPER] = quickmatch.Sweeper(d)
     app.bot_data[CLOCKS] = clocks.Clocks(d) if clocks_every is None else clocks.Clocks(d, clocks_every)
+    app.bot_data[TOURNEYS] = tournaments.Tourneys(d)
     if webapp is not None:  # a page's press goes through these same Deps: it redraws the chat's boards
         app.bot_data[WEB] = WebServer.for_bot(d, webapp, token, limits)
 
@@ -348,6 +355,7 @@ def build_application(
     app.add_handler(CommandHandler("help", commands.help_command, filters=only_new))
     app.add_handler(CommandHandler("rules", commands.rules_command, filters=only_new))
     app.add_handler(CommandHandler("newgame", commands.newgame, filters=only_new))
+    app.add_handler(CommandHandler("tournament", tournaments.tournament_command, filters=only_new))
     app.add_handler(CommandHandler("resign", commands.resign_command, filters=only_new))
     app.add_handler(CommandHandler("cancel", commands.cancel_command, filters=only_new))
     app.add_handler(CommandHandler("claim", claims.claim_command, filters=only_new))
@@ -367,6 +375,11 @@ def build_application(
     app.add_handler(CallbackQueryHandler(menus.on_cancel_lobby, pattern=r"^x:"))
     app.add_handler(CallbackQueryHandler(menus.on_cancel_invite, pattern=r"^xi:"))
     app.add_handler(CallbackQueryHandler(quickmatch.on_find, pattern=r"^qm:"))
+    app.add_handler(CallbackQueryHandler(tournaments.on_menu, pattern=r"^tn:"))
+    app.add_handler(CallbackQueryHandler(tournaments.on_join, pattern=r"^tj:"))
+    app.add_handler(CallbackQueryHandler(tournaments.on_leave, pattern=r"^tl:"))
+    app.add_handler(CallbackQueryHandler(tournaments.on_start, pattern=r"^ts:"))
+    app.add_handler(CallbackQueryHandler(tournaments.on_cancel, pattern=r"^tx:"))
     app.add_handler(CallbackQueryHandler(quickmatch.on_stop, pattern=r"^qs:"))
     app.add_handler(CallbackQueryHandler(board.on_move, pattern=r"^mm?:"))
     app.add_handler(CallbackQueryHandler(board.on_play, pattern=r"^p:"))

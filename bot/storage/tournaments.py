@@ -1,0 +1,105 @@
+"""Tournaments: a group's arena or knockout (bot/model/tournament.py), its inbox of ended games and the set of
+tournaments due a look.
+
+A tournament is one JSON record changed only by compare-and-set (lua/save_tournament.lua): the same script
+keeps the group's pointer to its one live tournament, the tournament's place in the due set, and drops the
+inbox entries the change applied. A tournament game's end is pushed onto the inbox by the game's own save
+(lua/save_game.lua), so a result is never lost between the game and the tournament; a result applied twice
+changes nothing (Tournament.record), so two workers applying the same inbox converge.
+"""
+
+from __future__ import annotations
+
+import json
+
+import redis.asyncio as aioredis
+
+from bot.model.tournament import Tournament
+from bot.storage import scripts
+from bot.storage.client import ChatBusy, VersionConflict, compact_json, redis_errors
+from bot.storage.keys import (
+    ACTIVE_TTL,
+    TOURNEY_KEPT,
+    TOURNEYS_KEY,
+    chat_last_tourney_key,
+    chat_tourney_key,
+    tourney_inbox_key,
+    tourney_key,
+)
+
+
+class TournamentStore:
+    """Load, create and save (compare-and-set) tournaments; their inboxes; the tournaments due a look."""
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        self._r = client
+        self._save_script = scripts.register(client, "save_tournament")
+
+    async def load(self, tourney_id: str) -> Tournament | None:
+        async with redis_errors(f"load tournament {tourney_id}"):
+            raw = await self._r.get(tourney_key(tourney_id))
+        return None if raw is None else Tournament.from_json(json.loads(raw))
+
+    async def of_chat(self, chat_id: int) -> Tournament | None:
+        """The group's live tournament, if any."""
+        async with redis_errors(f"chat {chat_id} tournament"):
+            found = await self._r.get(chat_tourney_key(chat_id))
+        return None if found is None else await self.load(str(found))
+
+    async def last_of_chat(self, chat_id: int) -> Tournament | None:
+        """The group's last finished tournament (kept TOURNEY_KEPT)."""
+        async with redis_errors(f"chat {chat_id} last tournament"):
+            found = await self._r.get(chat_last_tourney_key(chat_id))
+        return None if found is None else await self.load(str(found))
+
+    async def inbox(self, tourney_id: str) -> list[str]:
+        """The ids of the tournament's games that ended and are not applied yet, oldest first."""
+        async with redis_errors(f"tournament {tourney_id} inbox"):
+            found = await self._r.lrange(tourney_inbox_key(tourney_id), 0, -1)
+        return [str(x) for x in found]
+
+    async def due(self, now: float, count: int = 100) -> list[str]:
+        """Ids of the tournaments due a look by `now`."""
+        async with redis_errors("tournaments due"):
+            found = await self._r.zrangebyscore(TOURNEYS_KEY, "-inf", now, start=0, num=count)
+        return [str(x) for x in found]
+
+    async def create(self, t: Tournament, due: float | None) -> None:
+        """Store a new tournament as its group's live one: ChatBusy (the other's id) if the group has one."""
+        await self._write(t, None, due, 0)
+
+    async def save(self, t: Tournament, due: float | None, applied: int = 0) -> None:
+        """Compare-and-set: store `t` only if the stored version is the one before it (VersionConflict else);
+        `applied`: how many of the inbox's first entries it applied; `due`: when it is next due a look
+        (None: never)."""
+        await self._write(t, t.version - 1 if t.version > 1 else None, due, applied)
+
+    async def _write(self, t: Tournament, expected: int | None, due: float | None, applied: int) -> None:
+        finished = t.stage == "over"
+        args: list[str | int | float] = [
+            "" if expected is None else str(expected),
+            compact_json(t.to_json()),
+            ACTIVE_TTL if t.live else TOURNEY_KEPT,
+            t.id,
+            "" if due is None else repr(round(due, 3)),
+            applied,
+            "1" if t.live else "0",
+            "1" if finished else "0",
+        ]
+        keys = [
+            tourney_key(t.id),
+            chat_tourney_key(t.chat_id),
+            TOURNEYS_KEY,
+            tourney_inbox_key(t.id),
+            chat_last_tourney_key(t.chat_id),
+        ]
+        async with redis_errors(f"save tournament {t.id} v{t.version}"):
+            saved, stored, reason = await self._save_script(keys=keys, args=args)
+        if not saved:
+            if reason == "busy":
+                raise ChatBusy(
+                    f"tournament {t.id}: group {t.chat_id} has the live tournament {stored}", stored
+                )
+            raise VersionConflict(
+                f"tournament {t.id}: stored version {stored or None}, this change was made from {expected}"
+            )

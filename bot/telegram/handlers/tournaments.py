@@ -1,0 +1,261 @@
+"""Tournaments in a group (bot/service/tournaments.py does the work): /tournament's menu, the card's Join,
+Leave, Start and Cancel, the deep link that signs up from the bot's private chat, and the sweeper that moves
+every tournament on (its start and end on time, its ended games, new pairings) and keeps its card current.
+
+The group hears little: one card, edited in place at most once every CARD_EVERY seconds (a group may get 20
+messages a minute), and one message at the end. The games go to the players' private chats, on the usual
+boards (bot/telegram/boards.py)."""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import CallbackQuery, Update
+from telegram.constants import ChatType
+from telegram.error import TelegramError
+from telegram.ext import ContextTypes
+
+from bot.i18n import Texts, texts
+from bot.model.flow import Refused
+from bot.model.tournament import Tournament
+from bot.service import tournaments
+from bot.telegram import button_homes, display
+from bot.telegram.callbacks import BadCallback, Callback
+from bot.telegram.handlers.common import (
+    N_,
+    Deps,
+    button,
+    command,
+    deps,
+    menu_owner,
+    message_of,
+    person,
+    user_texts,
+)
+from bot.telegram.names import display_name
+from bot.telegram.sweeping import Sweeping
+from bot.telegram.tourney_cards import card_markup, card_text, chosen, menu_step, podium_text
+
+log = logging.getLogger(__name__)
+
+LOOK_EVERY = 0.5  # seconds between two looks for tournaments due
+CARD_EVERY = 4.0  # seconds between two edits of a group's card (Telegram: 20 messages a minute per group)
+START_PREFIX = "t_"  # /start t_<tournament id>: the deep link that signs up
+
+GROUPS_ONLY = N_("Tournaments are for groups: add me to a group and send /tournament there.")
+NO_LAST = N_("This group has no finished tournament in the last 30 days.")
+SIGNED_UP = N_("You are signed up for the tournament in {group}. Your games will come here.")
+LEFT = N_("You left the tournament.")
+BACK = N_("You are back in the arena: you will be paired again.")
+
+
+def bot_name(d: Deps) -> str:
+    return d.boards.bot.username or "bot"
+
+
+# ---------------------------------------------------------------------- the menu
+
+
+@command
+async def tournament_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/tournament in a group: the live tournament's card again, or the menu of a new one; /tournament last:
+    the last finished one."""
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    d = deps(context)
+    t = user_texts(update)
+    if chat.type == ChatType.PRIVATE:
+        d.say(chat.id, t.gettext(GROUPS_ONLY))
+        return
+    if context.args and context.args[0] == "last":
+        last = await d.storage.tournaments.last_of_chat(chat.id)
+        if last is None:
+            d.say(chat.id, t.gettext(NO_LAST))
+            return
+        lt = texts(last.lang)
+        d.say(chat.id, card_text(lt, last, d.clock()))
+        return
+    live = await d.storage.tournaments.of_chat(chat.id)
+    if live is not None:
+        d.spawn(new_card(d, live), f"card of tournament {live.id}")
+        return
+    step = menu_step(t, user.id, "")
+    assert step is not None
+    d.say(chat.id, step[0], step[1], home=button_homes.menu(user.id))
+
+
+@button
+async def on_menu(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """A choice in /tournament's menu: the next question, or, all chosen, the tournament and its card."""
+    menu_owner(cb, query)
+    message = message_of(query)
+    d = deps(context)
+    step = menu_step(t, cb.user, cb.choice)
+    if step is not None:
+        d.edit_text(message.chat.id, message.message_id, *step)
+        return None
+    try:
+        kind, fmt, minutes, start_in = chosen(cb.choice)
+    except ValueError as err:
+        raise BadCallback(str(err)) from None
+    title = display_name(getattr(message.chat, "title", None) or "", "") or None
+    tour = await tournaments.create(
+        d, message.chat.id, title, person(query.from_user), kind, fmt, minutes, start_in
+    )
+    await d.storage.users.set_home(f"{message.chat.id}:{message.message_id}", button_homes.tourney(tour.id))
+    tour = await tournaments.change(d, tour.id, lambda x: x.with_card(message.message_id))
+    show_card(d, tour)
+    return None
+
+
+# ---------------------------------------------------------------------- the card
+
+
+def show_card(d: Deps, tour: Tournament) -> None:
+    """Edit the group's card to show `tour` now."""
+    if tour.card is None:
+        return
+    lt = texts(tour.lang)
+    d.edit_text(tour.chat_id, tour.card, card_text(lt, tour, d.clock()), card_markup(lt, tour, bot_name(d)))
+
+
+async def new_card(d: Deps, tour: Tournament) -> None:
+    """A new card for `tour` at the bottom of the group (/tournament while one is on): the old one stops being
+    edited and loses its buttons."""
+    lt = texts(tour.lang)
+    message_id = await display.say(
+        d.boards.bot, tour.chat_id, card_text(lt, tour, d.clock()), card_markup(lt, tour, bot_name(d))
+    )
+    if message_id is None:
+        return
+    await d.storage.users.set_home(f"{tour.chat_id}:{message_id}", button_homes.tourney(tour.id))
+    old = tour.card
+    tour = await tournaments.change(d, tour.id, lambda x: x.with_card(message_id))
+    if old is not None and old != message_id:
+        d.edit_markup(tour.chat_id, old, None)
+
+
+@button
+async def on_join(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """Join (or, paused in an arena, come back)."""
+    d = deps(context)
+    me = person(query.from_user)
+    before = await d.storage.tournaments.load(cb.token)
+    tour = await tournaments.join(d, cb.token, me)
+    show_card(d, tour)
+    if before is not None and before.stage == "running":
+        return t.gettext(BACK)
+    d.say(me.user_id, t.gettext(SIGNED_UP, group=tour.title or "?"))
+    return None
+
+
+@button
+async def on_leave(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    d = deps(context)
+    show_card(d, await tournaments.leave(d, cb.token, query.from_user.id))
+    return t.gettext(LEFT)
+
+
+@button
+async def on_start(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """The creator starts it now: the first games go to the players' private chats."""
+    d = deps(context)
+    tour, started = await tournaments.start(d, cb.token, query.from_user.id)
+    show_card(d, tour)
+    log.info("tournament %s started by its creator: %d games", tour.id, len(started))
+    return None
+
+
+@button
+async def on_cancel(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
+) -> str | None:
+    """The creator, or an administrator of the group, cancels it."""
+    d = deps(context)
+    message = message_of(query)
+    tour = await d.storage.tournaments.load(cb.token)
+    admin = (
+        tour is not None
+        and tour.creator.user_id != query.from_user.id
+        and await is_admin(context, message.chat.id, query.from_user.id)
+    )
+    show_card(d, await tournaments.cancel(d, cb.token, query.from_user.id, admin))
+    return None
+
+
+async def is_admin(context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int) -> bool:
+    """Whether `user_id` administers the group (getChatMember; an error: not as far as we know)."""
+    try:
+        member = await context.bot.get_chat_member(chat_id, user_id)
+    except TelegramError as err:
+        log.info("chat %s: could not ask whether %s is an administrator: %s", chat_id, user_id, err)
+        return False
+    return member.status in ("administrator", "creator")
+
+
+async def join_from_link(update: Update, context: ContextTypes.DEFAULT_TYPE, tourney_id: str) -> None:
+    """/start t_<id> in the private chat: the deep link of a card signs its presser up."""
+    assert update.effective_user is not None
+    d = deps(context)
+    t = user_texts(update)
+    me = person(update.effective_user)
+    try:
+        tour = await tournaments.join(d, tourney_id, me)
+    except Refused as refusal:
+        d.say(me.user_id, t.gettext(refusal.msgid, **refusal.params))
+        return
+    show_card(d, tour)
+    d.say(me.user_id, t.gettext(SIGNED_UP, group=tour.title or "?"))
+
+
+# ---------------------------------------------------------------------- the sweeper
+
+
+class Tourneys(Sweeping):
+    """Moves every tournament on when it is due (one runs in every worker; a compare-and-set decides)."""
+
+    name = "tournaments"
+    batch = 100
+
+    def __init__(self, d: Deps, every: float = LOOK_EVERY) -> None:
+        super().__init__(every)
+        self.d = d
+        self.cards: dict[str, str] = {}  # tournament id -> the card text this worker last sent
+
+    async def sweep(self) -> int:
+        d = self.d
+        due = await d.storage.tournaments.due(d.clock(), self.batch)
+        for tourney_id in due:
+            await self.look(tourney_id)
+        return len(due)
+
+    async def look(self, tourney_id: str) -> None:
+        d = self.d
+        before, after, _ = await tournaments.advance(d, tourney_id)
+        if before is None or after is None:
+            return
+        ended = before.live and not after.live
+        if ended or await d.storage.limits.once(f"tcard:{tourney_id}", CARD_EVERY):
+            self.refresh(after)
+        if ended:
+            self.cards.pop(tourney_id, None)
+            if after.stage == "over":
+                d.say(after.chat_id, podium_text(texts(after.lang), after))
+
+    def refresh(self, tour: Tournament) -> None:
+        """Edit the card if what it says changed since this worker last edited it."""
+        if tour.card is None:
+            return
+        text = card_text(texts(tour.lang), tour, self.d.clock())
+        if self.cards.get(tour.id) == text:
+            return
+        self.cards[tour.id] = text
+        show_card(self.d, tour)
