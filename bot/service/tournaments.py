@@ -105,7 +105,7 @@ async def change(s: Services, tourney_id: str, how: Callable[[Tournament], Tourn
         if new is t:
             return t
         try:
-            await s.storage.tournaments.save(new, first_due(new, s.clock()))
+            await s.storage.tournaments.save(new, t.version, first_due(new, s.clock()))
         except VersionConflict:
             continue
         return new
@@ -178,7 +178,7 @@ async def advance(s: Services, tourney_id: str) -> tuple[Tournament | None, Tour
         if t is before:  # saved all the same: its place in the due set moves on
             t = replace(t, version=t.version + 1)
         try:
-            await s.storage.tournaments.save(t, due, applied=len(inbox))
+            await s.storage.tournaments.save(t, before.version, due, applied=len(inbox))
         except VersionConflict:
             continue
         return before, t, await start_games(s, t)

@@ -68,11 +68,14 @@ class TournamentStore:
         """Store a new tournament as its group's live one: ChatBusy (the other's id) if the group has one."""
         await self._write(t, None, due, 0)
 
-    async def save(self, t: Tournament, due: float | None, applied: int = 0) -> None:
-        """Compare-and-set: store `t` only if the stored version is the one before it (VersionConflict else);
+    async def save(self, t: Tournament, expected: int, due: float | None, applied: int = 0) -> None:
+        """Compare-and-set: store `t` only if the stored version is `expected`, the one it was made from (one
+        change may move the version on by several steps; VersionConflict else);
         `applied`: how many of the inbox's first entries it applied; `due`: when it is next due a look
         (None: never)."""
-        await self._write(t, t.version - 1 if t.version > 1 else None, due, applied)
+        if t.version <= expected:
+            raise ValueError(f"tournament {t.id}: version {t.version} saved over {expected}")
+        await self._write(t, expected, due, applied)
 
     async def _write(self, t: Tournament, expected: int | None, due: float | None, applied: int) -> None:
         finished = t.stage == "over"

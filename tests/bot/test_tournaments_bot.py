@@ -1,0 +1,263 @@
+"""Tournaments through the fake Bot API, with the bot's clock injected (no wall-clock asserts): a 6-player arena
+with blitz clocks where two players never move (walked over, paused, the arena ends on time and its running
+games count), a 5-player knockout with byes and a walkover, forged card presses, the deep link."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+
+from bot.model.flow import ScriptedDice, engine_computer
+from bot.telegram import callbacks
+from testkit.fake_telegram import FakeTelegram, SimUser
+from testkit.fake_telegram.play import has_turn, play_turn, reply_to, resign, wait_board
+from testkit.fake_telegram.runner import BotRunner
+from testkit.fake_telegram.server import CallbackAnswer, StoredMessage
+
+GROUP = -1001234
+START = 1_800_000_000.0
+FLAG = 40.0  # seconds past a blitz single game's flag (30 s reserve + 6 s delay)
+
+
+class FakeClock:
+    """The bot's clock, moved on by the test."""
+
+    def __init__(self, now: float = START) -> None:
+        self.now = now
+        self._lock = threading.Lock()
+
+    def __call__(self) -> float:
+        with self._lock:
+            return self.now
+
+    def advance(self, seconds: float) -> None:
+        with self._lock:
+            self.now += seconds
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def timed_bot(tg: FakeTelegram, redis_url: str, dice: ScriptedDice, clock: FakeClock) -> Iterator[BotRunner]:
+    runner = BotRunner(tg.api_url, redis_url, dice, engine_computer(seed=3), clock=clock, clocks_every=0.1)
+    runner.start()
+    tg.settlers.append(runner.settle)
+    yield runner
+    tg.settlers.remove(runner.settle)
+    runner.stop()
+
+
+def _client(redis_url: str) -> redis.Redis:
+    return redis.Redis.from_url(redis_url, decode_responses=True)
+
+
+def _tourney(redis_url: str) -> dict[str, Any]:
+    r = _client(redis_url)
+    try:
+        key = next(k for k in r.scan_iter(match="nardy:tourney:*") if not k.endswith(":inbox"))
+        found: dict[str, Any] = json.loads(str(r.get(key)))
+        return found
+    finally:
+        r.close()
+
+
+def _wait_tourney(
+    tg: FakeTelegram, redis_url: str, test: Any, what: str, timeout: float = 20.0
+) -> dict[str, Any]:
+    found: dict[str, Any] = tg.wait_for(
+        lambda: (lambda t: t if test(t) else None)(_tourney(redis_url)), timeout, what
+    )
+    return found
+
+
+def _create(tg: FakeTelegram, creator: SimUser, *choices: str) -> StoredMessage:
+    """/tournament in the group and the menu's choices: the message becomes the card."""
+    menu = reply_to(creator, "/tournament", GROUP)
+    assert "Which kind?" in menu.body, menu.body
+    for choice in choices:
+        answer = creator.press(menu, choice)
+        assert not answer.show_alert, answer.text
+    card = tg.message(GROUP, menu.message_id)
+    assert "Players (0):" in card.body, card.body
+    return card
+
+
+def _join(tg: FakeTelegram, card: StoredMessage, users: list[SimUser]) -> None:
+    for user in users:
+        answer = user.press(card, "Join")
+        assert not answer.show_alert, answer.text
+    body = tg.message(GROUP, card.message_id).body
+    assert f"Players ({len(users)}):" in body, body
+
+
+def _move_once_if_on_turn(tg: FakeTelegram, user: SimUser) -> None:
+    """The player plays a turn on their newest board if it waits for them, so their opponent's clock runs."""
+    tg.settle()
+    msg = wait_board(tg, user.id)
+    if has_turn(msg):
+        play_turn(user, msg, random.Random(7))
+    tg.settle()
+
+
+def _game_ids(t: dict[str, Any], running: bool = True) -> dict[frozenset[int], str]:
+    return {frozenset(g["p"]): g["g"] for g in t["games"] if ("w" not in g) == running}
+
+
+def test_an_arena_of_six_walks_over_two_players_who_never_move_and_ends_on_time(
+    tg: FakeTelegram, timed_bot: BotRunner, clock: FakeClock, redis_url: str
+) -> None:
+    tg.add_chat(GROUP, "supergroup", "Nardy club")
+    users = [
+        SimUser(tg, i, name) for i, name in enumerate(("Ann", "Pat", "Cid", "Dan", "Eve", "Fay"), start=1)
+    ]
+    ann, pat, cid, dan, eve, fay = users  # Pat and Dan never move
+    card = _create(tg, ann, "Arena", "Short nardy", "Single games", "blitz", "5 min", "Now")
+    assert "Arena" in card.body and "blitz clock" in card.body
+    _join(tg, card, users)
+    for user in users:  # each was told, privately, where the games will come
+        user.wait_message(lambda m: "signed up" in m.body)
+    assert not ann.press(card, "Start").show_alert
+    t = _wait_tourney(tg, redis_url, lambda t: len(t["games"]) == 3, "three games paired")
+    assert t["stage"] == "running"
+    pairs = _game_ids(t)
+    assert set(pairs) == {frozenset({1, 2}), frozenset({3, 4}), frozenset({5, 6})}
+    for user in users:
+        wait_board(tg, user.id)
+    tg.settle()
+    resign(fay)  # Eve beats Fay (the two are paired again: nobody else is free)
+    _move_once_if_on_turn(tg, ann)
+    _move_once_if_on_turn(tg, cid)
+    clock.advance(FLAG)  # Pat's and Dan's flags fall: walkovers
+    first = [pairs[frozenset({1, 2})], pairs[frozenset({3, 4})]]
+
+    def walked_over(t: dict[str, Any]) -> bool:
+        done = {g["g"] for g in t["games"] if "w" in g}
+        return all(g in done for g in first) and any(set(g["p"]) & {1, 3} for g in t["games"][3:])
+
+    t = _wait_tourney(tg, redis_url, walked_over, "Pat and Dan walked over, Ann or Cid paired again")
+    done = {g["g"]: g for g in t["games"] if "w" in g}
+    assert done[first[0]]["w"] == 1 and done[first[0]].get("wo") == 1
+    assert done[first[1]]["w"] == 3 and done[first[1]].get("wo") == 1
+    assert done[pairs[frozenset({5, 6})]]["w"] == 5 and "wo" not in done[pairs[frozenset({5, 6})]]
+    paused = {e["p"]["id"] for e in t["entrants"] if e.get("x")}
+    assert {2, 4} <= paused  # walked over: not paired again
+    clock.advance(300.0)  # the arena's time is up: the games still running end on time and count
+    t = _wait_tourney(tg, redis_url, lambda t: t["stage"] == "over", "the arena over")
+    assert all("w" in g for g in t["games"])
+    assert all(not ({2, 4} & set(g["p"])) for g in t["games"][3:])
+    final = ann.wait_message(lambda m: "The tournament is over!" in m.body, GROUP)
+    assert "🥇" in final.body
+    tg.settle()
+    overs = [
+        m
+        for m in tg.bot_messages(GROUP)
+        if "The tournament is over!" in m.body and m.message_id != card.message_id
+    ]
+    assert len(overs) == 1  # one final message
+    r = _client(redis_url)
+    try:
+        assert r.llen(f"nardy:tourney:{t['id']}:inbox") == 0  # every result applied
+        assert r.get(f"nardy:chat:{GROUP}:tourney") is None  # the group may start another
+        assert r.get(f"nardy:chat:{GROUP}:tourney:last") == t["id"]
+        assert not r.hget("nardy:user:2:stats", "short:games")  # a walkover is not rated nor counted
+        assert int(r.hget("nardy:user:5:stats", "short:games") or 0) >= 1  # Eve's win over Fay is rated
+    finally:
+        r.close()
+    last = reply_to(ann, "/tournament last", GROUP)
+    assert "Arena" in last.body and "🥇" in last.body
+
+
+def test_a_knockout_of_five_gives_byes_to_the_top_seeds_and_a_walkover(
+    tg: FakeTelegram, timed_bot: BotRunner, clock: FakeClock, redis_url: str
+) -> None:
+    tg.add_chat(GROUP, "supergroup", "Nardy club")
+    users = [SimUser(tg, i, name) for i, name in enumerate(("Ann", "Ben", "Cid", "Dan", "Eve"), start=1)]
+    ann, ben, cid, dan, eve = users  # Eve never moves
+    card = _create(tg, ann, "Knockout", "Short nardy", "Single games", "blitz", "Now")
+    _join(tg, card, users)
+    assert not ann.press(card, "Start").show_alert
+    # seeds 1-5 in sign-up order (equal ratings): byes to 1, 2, 3; round 1 is 4 v 5; 2 v 3 is ready at once
+    t = _wait_tourney(tg, redis_url, lambda t: len(t["games"]) == 2, "the first games")
+    assert t["bracket"] == [1, 0, 4, 5, 2, 0, 3, 0]
+    rounds = {frozenset(g["p"]): (g["r"], g["g"]) for g in t["games"]}
+    assert rounds[frozenset({4, 5})][0] == 1 and rounds[frozenset({2, 3})][0] == 2
+    for user in (ben, cid, dan, eve):
+        wait_board(tg, user.id)
+    tg.settle()
+    board = wait_board(tg, dan.id)
+    assert "Tournament in Nardy club, round 1" in (board.caption or "")
+    resign(cid)  # Ben beats Cid
+    _move_once_if_on_turn(tg, dan)
+    clock.advance(FLAG)  # Eve never moved: Dan wins by walkover, then meets Ann
+    t = _wait_tourney(tg, redis_url, lambda t: len(t["games"]) == 3, "the semi-final 1 v 4")
+    semi = next(g for g in t["games"] if set(g["p"]) == {1, 4})
+    assert semi["r"] == 2
+    wait_board(tg, ann.id)
+    tg.settle()  # the semi-final's boards are out
+    resign(dan)  # Ann beats Dan
+    t = _wait_tourney(tg, redis_url, lambda t: len(t["games"]) == 4, "the final")
+    final = t["games"][-1]
+    assert set(final["p"]) == {1, 2} and final["r"] == 3
+    tg.settle()
+    resign(ben)  # Ann wins the final
+    t = _wait_tourney(tg, redis_url, lambda t: t["stage"] == "over", "the knockout over")
+    message = ann.wait_message(lambda m: "The tournament is over!" in m.body, GROUP)
+    assert "🥇 Ann" in message.body and "🥈 Ben" in message.body and "🥉" in message.body
+    body = tg.message(GROUP, card.message_id).body
+    assert "Final: Ann – Ben → Ann" in body or "Final: Ben – Ann → Ann" in body, body
+    assert "(walkover)" in body
+
+
+def test_forged_and_misplaced_card_presses_are_refused(
+    tg: FakeTelegram, timed_bot: BotRunner, redis_url: str
+) -> None:
+    tg.add_chat(GROUP, "supergroup", "Nardy club")
+    ann, bob = SimUser(tg, 1, "Ann"), SimUser(tg, 2, "Bob")
+    card = _create(tg, ann, "Arena", "Long", "Single games", "live", "15 min", "In 5 min")
+    tid = _tourney(redis_url)["id"]
+    start = bob.press_data(card, callbacks.tourney_card("ts", tid))
+    assert isinstance(start, CallbackAnswer) and start.show_alert and "creator" in (start.text or "")
+    cancel = bob.press_data(card, callbacks.tourney_card("tx", tid))
+    assert isinstance(cancel, CallbackAnswer) and cancel.show_alert
+    other = reply_to(bob, "/help", GROUP)  # a message with another home (none)
+    forged = bob.press_data(other, callbacks.tourney_card("tj", tid))
+    assert isinstance(forged, CallbackAnswer) and forged.show_alert
+    garbage = bob.press_data(card, "tj:bad id!")
+    assert isinstance(garbage, CallbackAnswer) and garbage.show_alert
+    assert _tourney(redis_url)["entrants"] == []
+    start = ann.press_data(card, callbacks.tourney_card("ts", tid))  # too few players
+    assert (
+        isinstance(start, CallbackAnswer) and start.show_alert and "Not enough players" in (start.text or "")
+    )
+    again = reply_to(bob, "/tournament", GROUP)  # one tournament per group: its card again
+    assert "Players (0):" in again.body
+    answer = ann.press(card, "Cancel")
+    assert not answer.show_alert
+    assert _tourney(redis_url)["stage"] == "cancelled"
+
+
+def test_the_deep_link_signs_up_from_the_private_chat(
+    tg: FakeTelegram, timed_bot: BotRunner, redis_url: str
+) -> None:
+    tg.add_chat(GROUP, "supergroup", "Nardy club")
+    ann, bob = SimUser(tg, 1, "Ann"), SimUser(tg, 2, "Bob")
+    card = _create(tg, ann, "Knockout", "Short nardy", "Matches to 3", "live", "In 15 min")
+    link = next(b["url"] for b in tg.message(GROUP, card.message_id).buttons if b.get("url"))
+    payload = link.rsplit("start=", 1)[1]
+    assert payload.startswith("t_")
+    told = reply_to(bob, f"/start {payload}")
+    assert "signed up" in told.body
+    t = _wait_tourney(tg, redis_url, lambda t: len(t["entrants"]) == 1, "Bob signed up")
+    assert t["entrants"][0]["p"]["name"] == "Bob"
+    tg.wait_for(
+        lambda: "Bob (1500)" in tg.message_now(GROUP, card.message_id).body, 10.0, "the card names Bob"
+    )
