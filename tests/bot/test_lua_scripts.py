@@ -16,6 +16,7 @@ import redis
 from bot.model import ratings, stats
 from bot.model.flow import ScriptedDice, resign, start_table
 from bot.model.table import Invite, Lobby, Person, Seeker, Table
+from bot.model.tournament import Tournament
 from bot.storage import Storage, keys, scripts
 from bot.storage.limits import Bucket
 from engine import Game, Play
@@ -140,6 +141,8 @@ def test_the_key_names_built_in_lua_are_those_of_keys_py() -> None:
         keys.global_board_key("short"),
         keys.marker_key("g/1"),
         keys.live_channel("g"),
+        keys.tourney_inbox_key("t"),
+        keys.TOURNEYS_KEY,
     ]
     built = {
         literal
@@ -154,6 +157,8 @@ def test_the_key_names_built_in_lua_are_those_of_keys_py() -> None:
         "nardy:top:chat:",
         "nardy:recorded:",
         "nardy:live:",
+        "nardy:tourney:",
+        "nardy:tourneys",
     }
     for prefix in built:
         assert any(key.startswith(prefix) for key in python), prefix
@@ -244,6 +249,9 @@ async def test_every_script_is_loaded_again_after_a_script_flush_in_the_middle_o
         await storage.results.set_hidden(8, True)
         assert await storage.results.top_global("short") == ()
         assert await storage.results.forget_user(8) > 0
+        await storage.tournaments.create(
+            Tournament("t1", -7, "arena", "short-blitz", CAROL, "en", 1.0, 2.0, minutes=5), 2.0
+        )
 
         assert all(client.script_exists(*(sha(name) for name in runnable()))), "a script was not run again"
     finally:

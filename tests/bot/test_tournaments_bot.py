@@ -119,7 +119,7 @@ def test_an_arena_of_six_walks_over_two_players_who_never_move_and_ends_on_time(
     users = [
         SimUser(tg, i, name) for i, name in enumerate(("Ann", "Pat", "Cid", "Dan", "Eve", "Fay"), start=1)
     ]
-    ann, pat, cid, dan, eve, fay = users  # Pat and Dan never move
+    ann, _pat, cid, _dan, _eve, fay = users  # Pat and Dan never move
     card = _create(tg, ann, "Arena", "Short nardy", "Single games", "blitz", "5 min", "Now")
     assert "Arena" in card.body and "blitz clock" in card.body
     _join(tg, card, users)
