@@ -38,12 +38,6 @@ MAX_PLAYERS = {"arena": 300, "knockout": 64}
 WIN, STREAK_WIN, WALKOVER_WIN = 2, 4, 2  # arena points
 STREAK_AFTER = 2  # wins in a row after which a win is worth STREAK_WIN
 
-NOT_OPEN = "This tournament is no longer open for sign-up."
-FULL = "This tournament is full."
-ALREADY_IN = "You are signed up already."
-NOT_IN = "You are not signed up."
-TOO_FEW = "Not enough players to start: {count} of at least {least}."
-
 
 @dataclass(frozen=True)
 class Entrant:
@@ -179,24 +173,24 @@ class Tournament:
         if found is not None:
             if found.paused and self.stage == "running":
                 return self._with_entrant(replace(found, paused=False))
-            raise Refused(ALREADY_IN)
+            raise Refused("You are signed up already.")
         if self.stage != "signup":
-            raise Refused(NOT_OPEN)
+            raise Refused("This tournament is no longer open for sign-up.")
         if len(self.entrants) >= MAX_PLAYERS[self.kind]:
-            raise Refused(FULL)
+            raise Refused("This tournament is full.")
         return replace(self, entrants=(*self.entrants, entrant), version=self.version + 1)
 
     def leave(self, user_id: int) -> Tournament:
         if self.stage != "signup":
-            raise Refused(NOT_OPEN)
+            raise Refused("This tournament is no longer open for sign-up.")
         if self.entrant(user_id) is None:
-            raise Refused(NOT_IN)
+            raise Refused("You are not signed up.")
         kept = tuple(e for e in self.entrants if e.person.user_id != user_id)
         return replace(self, entrants=kept, version=self.version + 1)
 
     def cancel(self) -> Tournament:
         if not self.live:
-            raise Refused(NOT_OPEN)
+            raise Refused("This tournament is no longer open for sign-up.")
         return replace(self, stage="cancelled", version=self.version + 1)
 
     def with_card(self, message_id: int) -> Tournament:
@@ -213,10 +207,14 @@ class Tournament:
     def start(self, now: float, new_id: Callable[[], str]) -> Tournament:
         """The start: Refused with too few players (the caller cancels a tournament that started by itself)."""
         if self.stage != "signup":
-            raise Refused(NOT_OPEN)
+            raise Refused("This tournament is no longer open for sign-up.")
         least = MIN_PLAYERS[self.kind]
         if len(self.entrants) < least:
-            raise Refused(TOO_FEW, count=len(self.entrants), least=least)
+            raise Refused(
+                "Not enough players to start: {count} of at least {least}.",
+                count=len(self.entrants),
+                least=least,
+            )
         started = replace(self, stage="running", version=self.version + 1)
         if self.kind == "arena":
             started = replace(started, ends_at=now + 60 * self.minutes)

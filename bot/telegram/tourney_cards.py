@@ -27,6 +27,11 @@ ASK_MINUTES = N_("🏆 How long does the arena last?")
 ASK_START = N_("🏆 When does it start? Players sign up until then.")
 
 
+def kind_name(t: Texts, kind: str) -> str:
+    name = KIND_NAMES[kind]
+    return t.gettext(name)
+
+
 def menu_step(t: Texts, user: int, choice: str) -> tuple[str, InlineKeyboardMarkup] | None:
     """The menu's next question for the choices made so far (None: all made, the tournament is created)."""
 
@@ -44,8 +49,8 @@ def menu_step(t: Texts, user: int, choice: str) -> tuple[str, InlineKeyboardMark
         return t.gettext(ASK_KIND), markup(
             row(
                 [
-                    ("🏟 " + t.gettext(KIND_NAMES["arena"]), "a"),
-                    ("⚔️ " + t.gettext(KIND_NAMES["knockout"]), "k"),
+                    ("🏟 " + kind_name(t, "arena"), "a"),
+                    ("⚔️ " + kind_name(t, "knockout"), "k"),
                 ]
             )
         )
@@ -130,7 +135,7 @@ def card_markup(t: Texts, tour: Tournament, bot_username: str) -> InlineKeyboard
 
 
 def heading(t: Texts, tour: Tournament) -> str:
-    kind = t.gettext(KIND_NAMES[tour.kind])
+    kind = kind_name(t, tour.kind)
     line = f"🏆 {kind}: {variant_name(t, tour.fmt)}"
     if tour.kind == "arena":
         line += "\n" + t.gettext(
