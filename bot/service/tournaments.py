@@ -119,11 +119,34 @@ async def join(s: Services, tourney_id: str, me: Person) -> Tournament:
         raise Refused(NO_TOURNEY)
     variant = GameFormat.parse(t.fmt).variant
     rating = (await s.storage.results.stats_of(me.user_id)).of(variant).rating
-    return await change(s, tourney_id, lambda t: t.join(Entrant(me, rating)))
+    entrant = Entrant(me, rating)
+    if t.stage != "signup":
+        return await change(s, tourney_id, lambda t: t.join(entrant))
+    answer = await s.storage.tournaments.sign_up(t, entrant, me.user_id, s.clock())
+    if answer == "closed":  # it started meanwhile: a paused player's way back, or the refusal
+        return await change(s, tourney_id, lambda t: t.join(entrant))
+    return await signed_up(s, tourney_id, answer, t)
 
 
 async def leave(s: Services, tourney_id: str, user_id: int) -> Tournament:
-    return await change(s, tourney_id, lambda t: t.leave(user_id))
+    t = await s.storage.tournaments.load(tourney_id)
+    if t is None:
+        raise Refused(NO_TOURNEY)
+    answer = await s.storage.tournaments.sign_up(t, None, user_id, s.clock())
+    return await signed_up(s, tourney_id, answer, t)
+
+
+async def signed_up(s: Services, tourney_id: str, answer: str, t: Tournament) -> Tournament:
+    """The tournament after a sign-up script's `answer`; Refused as the model refuses (its messages)."""
+    if answer == "in":
+        raise Refused("You are signed up already.")
+    if answer == "out":
+        raise Refused("You are not signed up.")
+    if answer == "full":
+        raise Refused("This tournament is full.")
+    if answer == "closed":
+        raise Refused("This tournament is no longer open for sign-up.")
+    return await s.storage.tournaments.load(tourney_id) or t
 
 
 async def cancel(s: Services, tourney_id: str, user_id: int, admin: bool) -> Tournament:

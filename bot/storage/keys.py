@@ -71,6 +71,8 @@ both variants):
 Tournaments (bot/storage/tournaments.py; bot/model/tournament.py):
   nardy:tourney:<id>          the tournament (Tournament.to_json(): settings, players, games, version); 30
                               days after its last change (a finished one: TOURNEY_KEPT, for /tournament last)
+  nardy:tourney:<id>:players  hash: user id -> the entrant (JSON), while it signs up (sign_up.lua: no
+                              retry however many press Join at once); folded into the record at the start
   nardy:tourney:<id>:inbox    list: ids of its games that ended, pushed by the game's own save (save_game.lua)
                               and taken by the tournament's next save (save_tournament.lua)
   nardy:chat:<chat_id>:tourney  the id of the group's live tournament (one per group)
@@ -287,6 +289,10 @@ def tourney_key(tourney_id: str) -> str:
 
 def tourney_inbox_key(tourney_id: str) -> str:
     return f"{TOURNEY_PREFIX}{tourney_id}:inbox"
+
+
+def tourney_players_key(tourney_id: str) -> str:
+    return f"{TOURNEY_PREFIX}{tourney_id}:players"
 
 
 def chat_tourney_key(chat_id: int) -> str:

@@ -11,10 +11,11 @@ changes nothing (Tournament.record), so two workers applying the same inbox conv
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import redis.asyncio as aioredis
 
-from bot.model.tournament import Tournament
+from bot.model.tournament import MAX_PLAYERS, Entrant, Tournament
 from bot.storage import scripts
 from bot.storage.client import ChatBusy, VersionConflict, compact_json, redis_errors
 from bot.storage.keys import (
@@ -25,7 +26,10 @@ from bot.storage.keys import (
     chat_tourney_key,
     tourney_inbox_key,
     tourney_key,
+    tourney_players_key,
 )
+
+SIGN_UP_ANSWERS = ("ok", "in", "out", "full", "closed")
 
 
 class TournamentStore:
@@ -34,11 +38,31 @@ class TournamentStore:
     def __init__(self, client: aioredis.Redis) -> None:
         self._r = client
         self._save_script = scripts.register(client, "save_tournament")
+        self._sign_up_script = scripts.register(client, "sign_up")
 
     async def load(self, tourney_id: str) -> Tournament | None:
-        async with redis_errors(f"load tournament {tourney_id}"):
-            raw = await self._r.get(tourney_key(tourney_id))
-        return None if raw is None else Tournament.from_json(json.loads(raw))
+        """The tournament; while it signs up, with its sign-ups as its entrants (in the order they came)."""
+        async with redis_errors(f"load tournament {tourney_id}"), self._r.pipeline(transaction=True) as pipe:
+            pipe.get(tourney_key(tourney_id))
+            pipe.hvals(tourney_players_key(tourney_id))
+            raw, players = await pipe.execute()
+        if raw is None:
+            return None
+        t = Tournament.from_json(json.loads(raw))
+        if t.stage != "signup":
+            return t
+        found = sorted((json.loads(p) for p in players), key=lambda d: (float(d["at"]), int(d["p"]["id"])))
+        return replace(t, entrants=tuple(Entrant.from_json(d) for d in found))
+
+    async def sign_up(self, t: Tournament, entrant: Entrant | None, user_id: int, at: float) -> str:
+        """Join (`entrant`) or leave (None) `t` while it signs up, in one atomic step: one of SIGN_UP_ANSWERS."""
+        data = "" if entrant is None else compact_json({**entrant.to_json(), "at": at})
+        async with redis_errors(f"sign up {user_id} for tournament {t.id}"):
+            answer = await self._sign_up_script(
+                keys=[tourney_key(t.id), tourney_players_key(t.id)],
+                args=["leave" if entrant is None else "join", user_id, data, MAX_PLAYERS[t.kind], ACTIVE_TTL],
+            )
+        return str(answer)
 
     async def of_chat(self, chat_id: int) -> Tournament | None:
         """The group's live tournament, if any."""
@@ -79,15 +103,17 @@ class TournamentStore:
 
     async def _write(self, t: Tournament, expected: int | None, due: float | None, applied: int) -> None:
         finished = t.stage == "over"
+        signing = t.stage == "signup"  # the sign-ups live in their own hash until the start
         args: list[str | int | float] = [
             "" if expected is None else str(expected),
-            compact_json(t.to_json()),
+            compact_json((replace(t, entrants=()) if signing else t).to_json()),
             ACTIVE_TTL if t.live else TOURNEY_KEPT,
             t.id,
             "" if due is None else repr(round(due, 3)),
             applied,
             "1" if t.live else "0",
             "1" if finished else "0",
+            ",".join(sorted(str(e.person.user_id) for e in t.entrants)),
         ]
         keys = [
             tourney_key(t.id),
@@ -95,6 +121,7 @@ class TournamentStore:
             TOURNEYS_KEY,
             tourney_inbox_key(t.id),
             chat_last_tourney_key(t.chat_id),
+            tourney_players_key(t.id),
         ]
         async with redis_errors(f"save tournament {t.id} v{t.version}"):
             saved, stored, reason = await self._save_script(keys=keys, args=args)

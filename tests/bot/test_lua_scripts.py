@@ -16,7 +16,7 @@ import redis
 from bot.model import ratings, stats
 from bot.model.flow import ScriptedDice, resign, start_table
 from bot.model.table import Invite, Lobby, Person, Seeker, Table
-from bot.model.tournament import Tournament
+from bot.model.tournament import Entrant, Tournament
 from bot.storage import Storage, keys, scripts
 from bot.storage.limits import Bucket
 from engine import Game, Play
@@ -249,9 +249,9 @@ async def test_every_script_is_loaded_again_after_a_script_flush_in_the_middle_o
         await storage.results.set_hidden(8, True)
         assert await storage.results.top_global("short") == ()
         assert await storage.results.forget_user(8) > 0
-        await storage.tournaments.create(
-            Tournament("t1", -7, "arena", "short-blitz", CAROL, "en", 1.0, 2.0, minutes=5), 2.0
-        )
+        tour = Tournament("t1", -7, "arena", "short-blitz", CAROL, "en", 1.0, 2.0, minutes=5)
+        await storage.tournaments.create(tour, 2.0)
+        assert await storage.tournaments.sign_up(tour, Entrant(CAROL, 1500.0), CAROL.user_id, 1.0) == "ok"
 
         assert all(client.script_exists(*(sha(name) for name in runnable()))), "a script was not run again"
     finally:

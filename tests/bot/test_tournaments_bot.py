@@ -63,7 +63,7 @@ def _client(redis_url: str) -> redis.Redis:
 def _tourney(redis_url: str) -> dict[str, Any]:
     r = _client(redis_url)
     try:
-        key = next(k for k in r.scan_iter(match="nardy:tourney:*") if not k.endswith(":inbox"))
+        key = next(k for k in r.scan_iter(match="nardy:tourney:*") if k.count(":") == 2)
         found: dict[str, Any] = json.loads(str(r.get(key)))
         return found
     finally:
@@ -256,8 +256,12 @@ def test_the_deep_link_signs_up_from_the_private_chat(
     assert payload.startswith("t_")
     told = reply_to(bob, f"/start {payload}")
     assert "signed up" in told.body
-    t = _wait_tourney(tg, redis_url, lambda t: len(t["entrants"]) == 1, "Bob signed up")
-    assert t["entrants"][0]["p"]["name"] == "Bob"
+    t = _tourney(redis_url)
+    r = _client(redis_url)
+    try:  # while it signs up, the players are a hash of their own (sign_up.lua)
+        assert json.loads(str(r.hget(f"nardy:tourney:{t['id']}:players", "2")))["p"]["name"] == "Bob"
+    finally:
+        r.close()
     tg.wait_for(
         lambda: "Bob (1500)" in tg.message_now(GROUP, card.message_id).body, 10.0, "the card names Bob"
     )

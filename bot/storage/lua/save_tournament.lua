@@ -3,12 +3,17 @@
 --
 -- KEYS: [1] the tournament (nardy:tourney:<id>), [2] its group's live pointer (nardy:chat:<chat>:tourney),
 --   [3] the due set (nardy:tourneys), [4] its inbox (nardy:tourney:<id>:inbox), [5] its group's last
---   finished tournament (nardy:chat:<chat>:tourney:last).
+--   finished tournament (nardy:chat:<chat>:tourney:last), [6] its sign-ups (nardy:tourney:<id>:players,
+--   written by sign_up.lua while it signs up).
 -- ARGV: [1] the expected stored version ("" = it must not exist: a new tournament), [2] the new JSON,
 --   [3] its TTL, [4] its id, [5] when it is next due a look (unix seconds; "": never, it leaves the due set),
 --   [6] how many of its inbox's first entries this change applied (they leave the inbox), [7] "1" while it
 --   is live (signing up or running: the group's pointer names it), "0" once over or cancelled (the pointer
---   is cleared), [8] "1" if it finished (the group's last-tournament pointer names it for ARGV[3] seconds).
+--   is cleared), [8] "1" if it finished (the group's last-tournament pointer names it for ARGV[3] seconds),
+--   [9] the user ids of the sign-ups this change was made with, sorted as strings and joined by ",": a change
+--   that ends the sign-up (the stored record signs up, the new one does not) holds the players in its JSON,
+--   so the sign-ups must still be those (else someone joined or left meanwhile: "version"), and they are
+--   deleted.
 -- A group has one live tournament: a new one while another live one is named by the pointer is refused.
 -- Returns {1, stored version, ""} when written; {0, stored version, reason} when refused: reason "version"
 -- (someone changed it first) or "busy" (the group's live tournament is another: its id in place of version).
@@ -18,6 +23,13 @@ local stored = ''
 if raw then stored = string.format('%d', cjson.decode(raw)['version']) end
 if raw == ARGV[2] then return {1, stored, ''} end  -- a retry of this very write (its answer was lost)
 if stored ~= ARGV[1] then return {0, stored, 'version'} end
+local closes = raw and cjson.decode(raw)['stage'] == 'signup' and cjson.decode(ARGV[2])['stage'] ~= 'signup'
+if closes then
+  local ids = redis.call('HKEYS', KEYS[6])
+  table.sort(ids)
+  if table.concat(ids, ',') ~= ARGV[9] then return {0, stored, 'version'} end
+  redis.call('DEL', KEYS[6])
+end
 local current = redis.call('GET', KEYS[2])
 if ARGV[1] == '' and current and current ~= ARGV[4] then
   local other = redis.call('GET', 'nardy:tourney:' .. current)
