@@ -25,14 +25,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import redis  # noqa: E402
+import redis
 
-from bot.embedded_redis import EmbeddedRedis  # noqa: E402
-from bot.model.flow import ScriptedDice, engine_computer, resign  # noqa: E402
-from bot.model.table import Person  # noqa: E402
-from bot.service import tournaments  # noqa: E402
-from testkit.fake_telegram import FakeTelegram, SimUser  # noqa: E402
-from testkit.fake_telegram.runner import BotRunner  # noqa: E402
+from bot.embedded_redis import EmbeddedRedis
+from bot.model.flow import ScriptedDice, engine_computer, resign
+from bot.model.table import Person
+from bot.service import tournaments
+from testkit.fake_telegram import FakeTelegram, SimUser
+from testkit.fake_telegram.runner import BotRunner
 
 GROUP = -1009999
 
@@ -105,7 +105,9 @@ def main() -> int:
                 freed_at = runner.call(end)
                 arrived: dict[int, float] = {}
 
-                def all_new(freed: list[int] = freed, seen: dict[int, int] = seen) -> bool:
+                def all_new(
+                    freed: list[int] = freed, seen: dict[int, int] = seen, arrived: dict[int, float] = arrived
+                ) -> bool:
                     for u in freed:
                         if u not in arrived and newest_photo(tg, u) > seen[u]:
                             arrived[u] = time.perf_counter()

@@ -265,3 +265,37 @@ def test_the_deep_link_signs_up_from_the_private_chat(
     tg.wait_for(
         lambda: "Bob (1500)" in tg.message_now(GROUP, card.message_id).body, 10.0, "the card names Bob"
     )
+
+
+def test_a_player_who_blocked_the_bot_is_walked_over_and_a_name_of_control_characters_is_cleaned(
+    tg: FakeTelegram, timed_bot: BotRunner, clock: FakeClock, redis_url: str
+) -> None:
+    tg.add_chat(GROUP, "supergroup", "Nardy club")
+    ann, ben, cid, dan = (
+        SimUser(tg, 1, "Ann"),
+        SimUser(tg, 2, "\u202eBen\x07\u200b\n"),
+        SimUser(tg, 3, "Cid"),
+        SimUser(tg, 4, "Dan"),
+    )
+    card = _create(tg, ann, "Knockout", "Short nardy", "Single games", "blitz", "Now")
+    _join(tg, card, [ann, ben, cid, dan])
+    body = tg.message(GROUP, card.message_id).body
+    assert "• Ben (1500)" in body and "\u202e" not in body and "\x07" not in body, body
+    tg.set_blocked(dan.id)  # Dan blocks the bot before his first board
+    assert not ann.press(card, "Start").show_alert
+    t = _wait_tourney(tg, redis_url, lambda t: len(t["games"]) == 2, "the semi-finals")
+    assert {frozenset(g["p"]) for g in t["games"]} == {frozenset({1, 4}), frozenset({2, 3})}
+    wait_board(tg, cid.id)
+    tg.settle()
+    resign(cid)  # Ben beats Cid
+    _move_once_if_on_turn(tg, ann)
+    clock.advance(FLAG)  # Dan never sees his board: his flag falls, a walkover
+    t = _wait_tourney(tg, redis_url, lambda t: len(t["games"]) == 3, "the final")
+    semi = next(g for g in t["games"] if set(g["p"]) == {1, 4})
+    assert semi["w"] == 1 and semi.get("wo") == 1
+    tg.settle()
+    resign(ben)
+    _wait_tourney(tg, redis_url, lambda t: t["stage"] == "over", "the knockout over")
+    message = ann.wait_message(lambda m: "The tournament is over!" in m.body, GROUP)
+    assert "🥇 Ann" in message.body and "🥈 Ben" in message.body
+    assert timed_bot.errors.messages() == []  # a blocked player is no error, and nothing loops on him

@@ -19,6 +19,7 @@ from bot.i18n import Texts, texts
 from bot.model.flow import Refused
 from bot.model.tournament import Tournament
 from bot.service import tournaments
+from bot.storage import StorageError
 from bot.telegram import button_homes, display
 from bot.telegram.callbacks import BadCallback, Callback
 from bot.telegram.handlers.common import (
@@ -234,7 +235,12 @@ class Tourneys(Sweeping):
         d = self.d
         due = await d.storage.tournaments.due(d.clock(), self.batch)
         for tourney_id in due:
-            await self.look(tourney_id)
+            try:
+                await self.look(tourney_id)
+            except StorageError:
+                raise
+            except Exception:  # one broken tournament does not stall the others (it is due again soon)
+                log.exception("tournament %s: a look failed", tourney_id)
         return len(due)
 
     async def look(self, tourney_id: str) -> None:
