@@ -114,6 +114,7 @@ class TournamentStore:
             "1" if t.live else "0",
             "1" if finished else "0",
             ",".join(sorted(str(e.person.user_id) for e in t.entrants)),
+            _counted(t),
         ]
         keys = [
             tourney_key(t.id),
@@ -133,3 +134,10 @@ class TournamentStore:
             raise VersionConflict(
                 f"tournament {t.id}: stored version {stored or None}, this change was made from {expected}"
             )
+
+
+def _counted(t: Tournament) -> str:
+    """What an ended tournament counts in its players' statistics (save_tournament.lua's ARGV[10])."""
+    if t.stage != "over":
+        return ""
+    return compact_json({"players": [e.person.user_id for e in t.entrants], "champion": t.champion()})

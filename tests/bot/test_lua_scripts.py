@@ -117,6 +117,7 @@ def test_the_figures_written_in_lua_are_the_python_constants() -> None:
             "HIDDEN": stats.HIDDEN,
         },
         "top": {"PAGES": stats.TOP_PAGES},
+        "save_tournament": {"USER_TTL": keys.USER_TTL},
         "forget_stats": {"VARIANTS": stats.VARIANTS},
         "hide_from_top": {
             "VARIANTS": stats.VARIANTS,

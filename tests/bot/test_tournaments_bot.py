@@ -215,6 +215,15 @@ def test_a_knockout_of_five_gives_byes_to_the_top_seeds_and_a_walkover(
     body = tg.message(GROUP, card.message_id).body
     assert "Final: Ann – Ben → Ann" in body or "Final: Ben – Ann → Ann" in body, body
     assert "(walkover)" in body
+    r = _client(redis_url)
+    try:  # each player's statistics count the tournament once, the champion's a win
+        assert [r.hget(f"nardy:user:{u.id}:stats", "tourneys") for u in users] == ["1"] * 5
+        assert r.hget("nardy:user:1:stats", "tourney_wins") == "1"
+        assert r.hget("nardy:user:2:stats", "tourney_wins") is None
+    finally:
+        r.close()
+    stats = reply_to(ann, "/stats")
+    assert "🏆 Tournaments: 1 played, 1 won" in stats.body, stats.body
 
 
 def test_forged_and_misplaced_card_presses_are_refused(

@@ -13,7 +13,10 @@
 --   [9] the user ids of the sign-ups this change was made with, sorted as strings and joined by ",": a change
 --   that ends the sign-up (the stored record signs up, the new one does not) holds the players in its JSON,
 --   so the sign-ups must still be those (else someone joined or left meanwhile: "version"), and they are
---   deleted.
+--   deleted; [10] when the change ends the tournament (the stored one was not over, the new one is): a JSON
+--   object {"players": [user ids], "champion": user id}: each player's statistics count a tournament played
+--   (nardy:user:<id>:stats, field "tourneys", as bot/storage/results.py names it) and the champion's one won
+--   ("tourney_wins"), once, with the save that ends it; "" otherwise.
 -- A group has one live tournament: a new one while another live one is named by the pointer is refused.
 -- Returns {1, stored version, ""} when written; {0, stored version, reason} when refused: reason "version"
 -- (someone changed it first) or "busy" (the group's live tournament is another: its id in place of version).
@@ -45,6 +48,17 @@ elseif current == ARGV[4] then
   redis.call('DEL', KEYS[2])
 end
 if ARGV[8] == '1' then redis.call('SET', KEYS[5], ARGV[4], 'EX', ARGV[3]) end
+local ends = ARGV[10] and ARGV[10] ~= '' and (not raw or cjson.decode(raw)['stage'] ~= 'over')
+if ends then
+  local counted = cjson.decode(ARGV[10])
+  local USER_TTL = 31536000  -- bot/storage/keys.py USER_TTL
+  for _, uid in ipairs(counted['players']) do
+    local key = 'nardy:user:' .. string.format('%d', uid) .. ':stats'
+    redis.call('HINCRBY', key, 'tourneys', 1)
+    if uid == counted['champion'] then redis.call('HINCRBY', key, 'tourney_wins', 1) end
+    redis.call('EXPIRE', key, USER_TTL)
+  end
+end
 if ARGV[5] ~= '' then
   redis.call('ZADD', KEYS[3], ARGV[5], ARGV[4])
 else
