@@ -77,6 +77,7 @@ Tournaments (bot/storage/tournaments.py; bot/model/tournament.py):
                               and taken by the tournament's next save (save_tournament.lua)
   nardy:chat:<chat_id>:tourney  the id of the group's live tournament (one per group)
   nardy:chat:<chat_id>:tourney:last  the id of the group's last finished tournament (TOURNEY_KEPT)
+  nardy:chat:<chat_id>:tourney:admins  "1": only the group's administrators may create a tournament (365 days)
   nardy:tourneys              sorted set: live tournaments' ids, scored by when one is next due a look (its
                               start, its end, results in its inbox: now)
 Active games live 30 days after their last change, finished ones 7 days, lobbies and invites 1 day;
@@ -297,6 +298,10 @@ def tourney_players_key(tourney_id: str) -> str:
 
 def chat_tourney_key(chat_id: int) -> str:
     return f"nardy:chat:{chat_id}:tourney"
+
+
+def chat_tourney_admins_key(chat_id: int) -> str:
+    return f"nardy:chat:{chat_id}:tourney:admins"
 
 
 def chat_last_tourney_key(chat_id: int) -> str:

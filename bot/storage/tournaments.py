@@ -20,9 +20,11 @@ from bot.storage import scripts
 from bot.storage.client import ChatBusy, VersionConflict, compact_json, redis_errors
 from bot.storage.keys import (
     ACTIVE_TTL,
+    CHAT_TTL,
     TOURNEY_KEPT,
     TOURNEYS_KEY,
     chat_last_tourney_key,
+    chat_tourney_admins_key,
     chat_tourney_key,
     tourney_inbox_key,
     tourney_key,
@@ -75,6 +77,18 @@ class TournamentStore:
         async with redis_errors(f"chat {chat_id} last tournament"):
             found = await self._r.get(chat_last_tourney_key(chat_id))
         return None if found is None else await self.load(str(found))
+
+    async def admins_only(self, chat_id: int) -> bool:
+        """Whether only the group's administrators may create a tournament there."""
+        async with redis_errors(f"chat {chat_id} tournament setting"):
+            return bool(await self._r.exists(chat_tourney_admins_key(chat_id)))
+
+    async def set_admins_only(self, chat_id: int, only: bool) -> None:
+        async with redis_errors(f"chat {chat_id} tournament setting"):
+            if only:
+                await self._r.set(chat_tourney_admins_key(chat_id), "1", ex=CHAT_TTL)
+            else:
+                await self._r.delete(chat_tourney_admins_key(chat_id))
 
     async def inbox(self, tourney_id: str) -> list[str]:
         """The ids of the tournament's games that ended and are not applied yet, oldest first."""

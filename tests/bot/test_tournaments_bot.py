@@ -308,3 +308,27 @@ def test_a_player_who_blocked_the_bot_is_walked_over_and_a_name_of_control_chara
     message = ann.wait_message(lambda m: "The tournament is over!" in m.body, GROUP)
     assert "🥇 Ann" in message.body and "🥈 Ben" in message.body
     assert timed_bot.errors.messages() == []  # a blocked player is no error, and nothing loops on him
+
+
+def test_a_group_may_let_only_its_administrators_create_and_an_administrator_may_cancel(
+    tg: FakeTelegram, timed_bot: BotRunner, redis_url: str
+) -> None:
+    tg.add_chat(GROUP, "supergroup", "Nardy club")
+    tg.set_admins(GROUP, 9)
+    ann, bob, boss = SimUser(tg, 1, "Ann"), SimUser(tg, 2, "Bob"), SimUser(tg, 9, "Boss")
+    refused = reply_to(ann, "/tournament admins", GROUP)
+    assert "Only an administrator" in refused.body
+    told = reply_to(boss, "/tournament admins", GROUP)
+    assert "only the group's administrators" in told.body
+    refused = reply_to(ann, "/tournament", GROUP)
+    assert "Only the group's administrators can create" in refused.body
+    told = reply_to(boss, "/tournament anyone", GROUP)
+    assert "anyone in the group" in told.body
+    card = _create(tg, ann, "Arena", "Short nardy", "Single games", "live", "5 min", "In 5 min")
+    tid = _tourney(redis_url)["id"]
+    forged = bob.press_data(card, callbacks.tourney_card("tx", tid))
+    assert isinstance(forged, CallbackAnswer) and forged.show_alert and "administrator" in (forged.text or "")
+    answer = boss.press(card, "Cancel")  # the group's administrator may
+    assert not answer.show_alert, answer.text
+    assert _tourney(redis_url)["stage"] == "cancelled"
+    assert "cancelled" in tg.message(GROUP, card.message_id).body

@@ -47,6 +47,10 @@ GROUPS_ONLY = N_("Tournaments are for groups: add me to a group and send /tourna
 NO_LAST = N_("This group has no finished tournament in the last 30 days.")
 SIGNED_UP = N_("You are signed up for the tournament in {group}. Your games will come here.")
 LEFT = N_("You left the tournament.")
+ADMINS_ONLY = N_("Only the group's administrators can create a tournament here.")
+ONLY_ADMINS_NOW = N_("From now on only the group's administrators can create tournaments here.")
+ANYONE_NOW = N_("From now on anyone in the group can create tournaments here.")
+NOT_ADMIN = N_("Only an administrator of the group can change that.")
 BACK = N_("You are back in the arena: you will be paired again.")
 
 
@@ -68,6 +72,13 @@ async def tournament_command(update: Update, context: ContextTypes.DEFAULT_TYPE)
     if chat.type == ChatType.PRIVATE:
         d.say(chat.id, t.gettext(GROUPS_ONLY))
         return
+    if context.args and context.args[0] in ("admins", "anyone"):
+        if not await is_admin(context, chat.id, user.id):
+            raise Refused(NOT_ADMIN)
+        only = context.args[0] == "admins"
+        await d.storage.tournaments.set_admins_only(chat.id, only)
+        d.say(chat.id, t.gettext(ONLY_ADMINS_NOW if only else ANYONE_NOW))
+        return
     if context.args and context.args[0] == "last":
         last = await d.storage.tournaments.last_of_chat(chat.id)
         if last is None:
@@ -80,6 +91,7 @@ async def tournament_command(update: Update, context: ContextTypes.DEFAULT_TYPE)
     if live is not None:
         d.spawn(new_card(d, live), f"card of tournament {live.id}")
         return
+    await may_create(context, d, chat.id, user.id)
     step = menu_step(t, user.id, "")
     assert step is not None
     d.say(chat.id, step[0], step[1], home=button_homes.menu(user.id))
@@ -101,6 +113,7 @@ async def on_menu(
         kind, fmt, minutes, start_in = chosen(cb.choice)
     except ValueError as err:
         raise BadCallback(str(err)) from None
+    await may_create(context, d, message.chat.id, cb.user)
     title = display_name(getattr(message.chat, "title", None) or "", "") or None
     tour = await tournaments.create(
         d, message.chat.id, title, person(query.from_user), kind, fmt, minutes, start_in
@@ -190,6 +203,12 @@ async def on_cancel(
     )
     show_card(d, await tournaments.cancel(d, cb.token, query.from_user.id, admin))
     return None
+
+
+async def may_create(context: ContextTypes.DEFAULT_TYPE, d: Deps, chat_id: int, user_id: int) -> None:
+    """Refused where the group lets only its administrators create a tournament and `user_id` is not one."""
+    if await d.storage.tournaments.admins_only(chat_id) and not await is_admin(context, chat_id, user_id):
+        raise Refused(ADMINS_ONLY)
 
 
 async def is_admin(context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int) -> bool:
