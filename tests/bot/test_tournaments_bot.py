@@ -5,7 +5,9 @@ games count), a 5-player knockout with byes and a walkover, forged card presses,
 from __future__ import annotations
 
 import json
+import os
 import random
+import signal
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -13,6 +15,7 @@ from typing import Any
 import pytest
 import redis
 
+from bot.embedded_redis import EmbeddedRedis
 from bot.model.flow import ScriptedDice, engine_computer
 from bot.telegram import callbacks
 from testkit.fake_telegram import FakeTelegram, SimUser
@@ -332,3 +335,42 @@ def test_a_group_may_let_only_its_administrators_create_and_an_administrator_may
     assert not answer.show_alert, answer.text
     assert _tourney(redis_url)["stage"] == "cancelled"
     assert "cancelled" in tg.message(GROUP, card.message_id).body
+
+
+def test_a_knockout_goes_on_across_a_bot_restart_and_a_redis_crash_mid_round(
+    tg: FakeTelegram, timed_bot: BotRunner, clock: FakeClock, redis_url: str, redis_server: EmbeddedRedis
+) -> None:
+    tg.add_chat(GROUP, "supergroup", "Nardy club")
+    ann, ben, cid, dan = (SimUser(tg, i, n) for i, n in enumerate(("Ann", "Ben", "Cid", "Dan"), start=1))
+    card = _create(tg, ann, "Knockout", "Short nardy", "Single games", "blitz", "Now")
+    _join(tg, card, [ann, ben, cid, dan])
+    assert not ann.press(card, "Start").show_alert
+    _wait_tourney(tg, redis_url, lambda t: len(t["games"]) == 2, "the semi-finals")
+    for user in (ann, ben, cid, dan):
+        wait_board(tg, user.id)
+    tg.settle()
+    resign(cid)  # Ben beats Cid: in the inbox, maybe applied, when the bot goes down
+    _move_once_if_on_turn(tg, ann)  # Dan, who never moves, is on turn
+    tg.settlers.remove(timed_bot.settle)
+    timed_bot.stop()  # the bot goes down mid-round...
+    clock.advance(FLAG)  # ...Dan's flag falls while it is down...
+    client = redis.Redis.from_url(redis_url)
+    pid = int(client.info("server")["process_id"])
+    client.close()
+    os.kill(pid, signal.SIGKILL)  # ...and Redis dies: only what its append-only file holds comes back
+    tg.wait_for(lambda: not redis_server.running, 10.0, "redis-server gone")
+    redis_server.start()
+    timed_bot.start()
+    tg.settlers.append(timed_bot.settle)
+    t = _wait_tourney(tg, redis_url, lambda t: len(t["games"]) == 3, "the final after the restart")
+    assert [g.get("wo", 0) for g in t["games"][:2]].count(1) == 1  # Dan's walkover, once
+    final = t["games"][2]
+    assert set(final["p"]) == {1, 2}
+    tg.settle()
+    resign(ben)
+    _wait_tourney(tg, redis_url, lambda t: t["stage"] == "over", "the knockout over")
+    ann.wait_message(lambda m: "The tournament is over!" in m.body, GROUP)
+    tg.settle()
+    assert (
+        sum("The tournament is over!" in m.body for m in tg.bot_messages(GROUP)) == 2
+    )  # the card and one message
