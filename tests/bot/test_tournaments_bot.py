@@ -198,6 +198,8 @@ def test_a_knockout_of_five_gives_byes_to_the_top_seeds_and_a_walkover(
     tg.settle()
     board = wait_board(tg, dan.id)
     assert "Tournament in Nardy club, round 1" in (board.caption or "")
+    links = [b["url"] for b in board.buttons if b.get("url")]
+    assert links == [f"https://t.me/c/1234/{card.message_id}"]  # back to the group's card
     resign(cid)  # Ben beats Cid
     _move_once_if_on_turn(tg, dan)
     clock.advance(FLAG)  # Eve never moved: Dan wins by walkover, then meets Ann
@@ -212,6 +214,13 @@ def test_a_knockout_of_five_gives_byes_to_the_top_seeds_and_a_walkover(
     assert set(final["p"]) == {1, 2} and final["r"] == 3
     tg.settle()
     resign(ben)  # Ann wins the final
+    tg.settle()
+    finished = wait_board(tg, ben.id)
+    r = _client(redis_url)
+    version = json.loads(str(r.get(f"nardy:game:{final['g']}")))["version"]
+    r.close()
+    forged = ben.press_data(finished, callbacks.rematch(final["g"], version))  # the tournament pairs, not he
+    assert isinstance(forged, CallbackAnswer) and forged.show_alert and "no rematch" in (forged.text or "")
     t = _wait_tourney(tg, redis_url, lambda t: t["stage"] == "over", "the knockout over")
     message = ann.wait_message(lambda m: "The tournament is over!" in m.body, GROUP)
     assert "🥇 Ann" in message.body and "🥈 Ben" in message.body and "🥉" in message.body
