@@ -45,12 +45,13 @@ BUSY = N_("Too many players pressed at once. Please try again.")
 
 TRIES = 20  # compare-and-set attempts of one change before the user is asked to try again
 LOOK_AGAIN = 5.0  # seconds between two looks at a running tournament when nothing else is due
+SIGNUP_LOOK = 30.0  # seconds between two looks at a tournament signing up (its card's countdown)
 
 
 def first_due(t: Tournament, now: float) -> float | None:
     """When the tournament is next due a look (None: never again)."""
     if t.stage == "signup":
-        return t.starts_at
+        return min(t.starts_at, now + SIGNUP_LOOK)  # the card's countdown moves on
     if t.stage == "running":
         if t.ends_at is not None and now < t.ends_at:
             return min(t.ends_at, now + LOOK_AGAIN)
@@ -125,7 +126,7 @@ async def join(s: Services, tourney_id: str, me: Person) -> Tournament:
     answer = await s.storage.tournaments.sign_up(t, entrant, me.user_id, s.clock())
     if answer == "closed":  # it started meanwhile: a paused player's way back, or the refusal
         return await change(s, tourney_id, lambda t: t.join(entrant))
-    return await signed_up(s, tourney_id, answer, t)
+    return signed_up(answer, t)
 
 
 async def leave(s: Services, tourney_id: str, user_id: int) -> Tournament:
@@ -133,10 +134,10 @@ async def leave(s: Services, tourney_id: str, user_id: int) -> Tournament:
     if t is None:
         raise Refused(NO_TOURNEY)
     answer = await s.storage.tournaments.sign_up(t, None, user_id, s.clock())
-    return await signed_up(s, tourney_id, answer, t)
+    return signed_up(answer, t)
 
 
-async def signed_up(s: Services, tourney_id: str, answer: str, t: Tournament) -> Tournament:
+def signed_up(answer: str, t: Tournament) -> Tournament:
     """The tournament after a sign-up script's `answer`; Refused as the model refuses (its messages)."""
     if answer == "in":
         raise Refused("You are signed up already.")
@@ -146,7 +147,7 @@ async def signed_up(s: Services, tourney_id: str, answer: str, t: Tournament) ->
         raise Refused("This tournament is full.")
     if answer == "closed":
         raise Refused("This tournament is no longer open for sign-up.")
-    return await s.storage.tournaments.load(tourney_id) or t
+    return t  # as it was loaded: its card reads the newest sign-ups when it is edited
 
 
 async def cancel(s: Services, tourney_id: str, user_id: int, admin: bool) -> Tournament:

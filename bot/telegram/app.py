@@ -73,7 +73,9 @@ SWEEPER = (
     "nardy.sweeper"  # ends quick-match searches that waited too long (bot/telegram/handlers/quickmatch.py)
 )
 CLOCKS = "nardy.clocks"  # live games' flags and warnings (bot/telegram/handlers/clocks.py)
-TOURNEYS = "nardy.tourneys"  # tournaments moved on (bot/telegram/handlers/tournaments.py)
+TOURNEYS = (
+    tournaments.TOURNEYS_KEY
+)  # tournaments moved on, their cards (bot/telegram/handlers/tournaments.py)
 WEB = "nardy.web"  # the board page's server (bot/web/server.py), when NARDY_WEBAPP_URL is set
 WEB_STOP = 0.5  # seconds of STOP_GRACE the board page's server gets to close its sockets and stop
 # The updates the bot handles: no edited messages (an edited "/resign" must not resign again), no

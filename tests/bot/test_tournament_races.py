@@ -139,14 +139,14 @@ async def test_the_last_game_ending_with_the_arenas_time_counts_and_ends_it(redi
 
 async def test_three_hundred_sign_ups_at_once_each_get_an_answer(redis_url: str) -> None:
     clock = Clock()
-    workers = [services(redis_url, clock) for _ in range(3)]
+    workers = [services(redis_url, clock) for _ in range(6)]  # 50 connections each, as a worker has
     try:
         t = await tournaments.create(
             workers[0], GROUP, "Club", Person(1, "P1"), "arena", "short-blitz", 60, 5
         )
         people = [Person(1000 + i, f"P{i}") for i in range(300)]
         outcomes = await asyncio.gather(
-            *(tournaments.join(workers[i % 3], t.id, p) for i, p in enumerate(people)), return_exceptions=True
+            *(tournaments.join(workers[i % 6], t.id, p) for i, p in enumerate(people)), return_exceptions=True
         )
         joined = [o for o in outcomes if isinstance(o, Tournament)]
         refused = [o for o in outcomes if not isinstance(o, Tournament)]

@@ -111,6 +111,20 @@ def _move_once_if_on_turn(tg: FakeTelegram, user: SimUser) -> None:
     tg.settle()
 
 
+def _started(tg: FakeTelegram, redis_url: str, game_id: str) -> None:
+    """Wait until the game `game_id` is created and its boards are out."""
+    tg.wait_for(lambda: _all_started(redis_url, {"games": [{"g": game_id}]}), 10.0, f"game {game_id} started")
+    tg.settle()
+
+
+def _all_started(redis_url: str, t: dict[str, Any]) -> bool:
+    r = _client(redis_url)
+    try:
+        return all(r.exists(f"nardy:game:{g['g']}") for g in t["games"])
+    finally:
+        r.close()
+
+
 def _game_ids(t: dict[str, Any], running: bool = True) -> dict[frozenset[int], str]:
     return {frozenset(g["p"]): g["g"] for g in t["games"] if ("w" not in g) == running}
 
@@ -154,6 +168,10 @@ def test_an_arena_of_six_walks_over_two_players_who_never_move_and_ends_on_time(
     paused = {e["p"]["id"] for e in t["entrants"] if e.get("x")}
     assert {2, 4} <= paused  # walked over: not paired again
     clock.advance(300.0)  # the arena's time is up: the games still running end on time and count
+    _wait_tourney(
+        tg, redis_url, lambda t: _all_started(redis_url, t), "every game paired before the end started"
+    )
+    clock.advance(FLAG)  # a game started as the clock jumped has its flag fall too
     t = _wait_tourney(tg, redis_url, lambda t: t["stage"] == "over", "the arena over")
     assert all("w" in g for g in t["games"])
     assert all(not ({2, 4} & set(g["p"])) for g in t["games"][3:])
@@ -206,13 +224,12 @@ def test_a_knockout_of_five_gives_byes_to_the_top_seeds_and_a_walkover(
     t = _wait_tourney(tg, redis_url, lambda t: len(t["games"]) == 3, "the semi-final 1 v 4")
     semi = next(g for g in t["games"] if set(g["p"]) == {1, 4})
     assert semi["r"] == 2
-    wait_board(tg, ann.id)
-    tg.settle()  # the semi-final's boards are out
+    _started(tg, redis_url, semi["g"])
     resign(dan)  # Ann beats Dan
     t = _wait_tourney(tg, redis_url, lambda t: len(t["games"]) == 4, "the final")
     final = t["games"][-1]
     assert set(final["p"]) == {1, 2} and final["r"] == 3
-    tg.settle()
+    _started(tg, redis_url, final["g"])
     resign(ben)  # Ann wins the final
     tg.settle()
     finished = wait_board(tg, ben.id)
@@ -306,15 +323,15 @@ def test_a_player_who_blocked_the_bot_is_walked_over_and_a_name_of_control_chara
     assert not ann.press(card, "Start").show_alert
     t = _wait_tourney(tg, redis_url, lambda t: len(t["games"]) == 2, "the semi-finals")
     assert {frozenset(g["p"]) for g in t["games"]} == {frozenset({1, 4}), frozenset({2, 3})}
-    wait_board(tg, cid.id)
-    tg.settle()
+    for g in t["games"]:
+        _started(tg, redis_url, g["g"])
     resign(cid)  # Ben beats Cid
     _move_once_if_on_turn(tg, ann)
     clock.advance(FLAG)  # Dan never sees his board: his flag falls, a walkover
     t = _wait_tourney(tg, redis_url, lambda t: len(t["games"]) == 3, "the final")
     semi = next(g for g in t["games"] if set(g["p"]) == {1, 4})
     assert semi["w"] == 1 and semi.get("wo") == 1
-    tg.settle()
+    _started(tg, redis_url, t["games"][2]["g"])
     resign(ben)
     _wait_tourney(tg, redis_url, lambda t: t["stage"] == "over", "the knockout over")
     message = ann.wait_message(lambda m: "The tournament is over!" in m.body, GROUP)
@@ -354,10 +371,9 @@ def test_a_knockout_goes_on_across_a_bot_restart_and_a_redis_crash_mid_round(
     card = _create(tg, ann, "Knockout", "Short nardy", "Single games", "blitz", "Now")
     _join(tg, card, [ann, ben, cid, dan])
     assert not ann.press(card, "Start").show_alert
-    _wait_tourney(tg, redis_url, lambda t: len(t["games"]) == 2, "the semi-finals")
-    for user in (ann, ben, cid, dan):
-        wait_board(tg, user.id)
-    tg.settle()
+    t = _wait_tourney(tg, redis_url, lambda t: len(t["games"]) == 2, "the semi-finals")
+    for g in t["games"]:
+        _started(tg, redis_url, g["g"])
     resign(cid)  # Ben beats Cid: in the inbox, maybe applied, when the bot goes down
     _move_once_if_on_turn(tg, ann)  # Dan, who never moves, is on turn
     tg.settlers.remove(timed_bot.settle)
@@ -375,7 +391,7 @@ def test_a_knockout_goes_on_across_a_bot_restart_and_a_redis_crash_mid_round(
     assert [g.get("wo", 0) for g in t["games"][:2]].count(1) == 1  # Dan's walkover, once
     final = t["games"][2]
     assert set(final["p"]) == {1, 2}
-    tg.settle()
+    _started(tg, redis_url, final["g"])
     resign(ben)
     _wait_tourney(tg, redis_url, lambda t: t["stage"] == "over", "the knockout over")
     ann.wait_message(lambda m: "The tournament is over!" in m.body, GROUP)

@@ -9,6 +9,7 @@ boards (bot/telegram/boards.py)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from telegram import CallbackQuery, Update
 from telegram.constants import ChatType
@@ -41,6 +42,7 @@ log = logging.getLogger(__name__)
 
 LOOK_EVERY = 0.5  # seconds between two looks for tournaments due
 CARD_EVERY = 4.0  # seconds between two edits of a group's card (Telegram: 20 messages a minute per group)
+TOURNEYS_KEY = "nardy.tourneys"  # application.bot_data: this worker's Tourneys (bot/telegram/app.py)
 START_PREFIX = "t_"  # /start t_<tournament id>: the deep link that signs up
 
 GROUPS_ONLY = N_("Tournaments are for groups: add me to a group and send /tournament there.")
@@ -120,19 +122,44 @@ async def on_menu(
     )
     await d.storage.users.set_home(f"{message.chat.id}:{message.message_id}", button_homes.tourney(tour.id))
     tour = await tournaments.change(d, tour.id, lambda x: x.with_card(message.message_id))
-    show_card(d, tour)
+    cards(context)(tour)
     return None
 
 
 # ---------------------------------------------------------------------- the card
 
 
-def show_card(d: Deps, tour: Tournament) -> None:
-    """Edit the group's card to show `tour` now."""
+def cards(context: ContextTypes.DEFAULT_TYPE) -> Callable[[Tournament], None]:
+    """What shows a tournament's card in this worker (its Tourneys' show)."""
+    found = context.bot_data[TOURNEYS_KEY]
+    assert isinstance(found, Tourneys)
+    return found.show
+
+
+def show_card(d: Deps, tour: Tournament, pending: set[str]) -> None:
+    """Have the group's card show the tournament as it stands when the edit goes out: at most one edit of a
+    card waits in this worker's queue for its group (`pending`: the ids of those), and it reads the newest
+    record when its turn comes, so 300 Join presses at once make a few edits, the last one right (the group
+    may get 20 messages a minute)."""
     if tour.card is None:
         return
-    lt = texts(tour.lang)
-    d.edit_text(tour.chat_id, tour.card, card_text(lt, tour, d.clock()), card_markup(lt, tour, bot_name(d)))
+    if tour.id in pending:
+        return
+    pending.add(tour.id)
+    bot, tourney_id = d.boards.bot, tour.id
+
+    async def send() -> None:
+        pending.discard(tourney_id)
+        now = await d.storage.tournaments.load(tourney_id)
+        if now is None or now.card is None:
+            return
+        lt = texts(now.lang)
+        await display.edit_text(
+            bot, now.chat_id, now.card, card_text(lt, now, d.clock()), card_markup(lt, now, bot_name(d))
+        )
+
+    if not d.outbox.post(tour.chat_id, send, "a tournament's card"):
+        pending.discard(tourney_id)
 
 
 async def new_card(d: Deps, tour: Tournament) -> None:
@@ -160,7 +187,7 @@ async def on_join(
     me = person(query.from_user)
     before = await d.storage.tournaments.load(cb.token)
     tour = await tournaments.join(d, cb.token, me)
-    show_card(d, tour)
+    cards(context)(tour)
     if before is not None and before.stage == "running":
         return t.gettext(BACK)
     d.say(me.user_id, t.gettext(SIGNED_UP, group=tour.title or "?"))
@@ -172,7 +199,7 @@ async def on_leave(
     update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback, t: Texts
 ) -> str | None:
     d = deps(context)
-    show_card(d, await tournaments.leave(d, cb.token, query.from_user.id))
+    cards(context)(await tournaments.leave(d, cb.token, query.from_user.id))
     return t.gettext(LEFT)
 
 
@@ -183,7 +210,7 @@ async def on_start(
     """The creator starts it now: the first games go to the players' private chats."""
     d = deps(context)
     tour, started = await tournaments.start(d, cb.token, query.from_user.id)
-    show_card(d, tour)
+    cards(context)(tour)
     log.info("tournament %s started by its creator: %d games", tour.id, len(started))
     return None
 
@@ -201,7 +228,7 @@ async def on_cancel(
         and tour.creator.user_id != query.from_user.id
         and await is_admin(context, message.chat.id, query.from_user.id)
     )
-    show_card(d, await tournaments.cancel(d, cb.token, query.from_user.id, admin))
+    cards(context)(await tournaments.cancel(d, cb.token, query.from_user.id, admin))
     return None
 
 
@@ -232,7 +259,7 @@ async def join_from_link(update: Update, context: ContextTypes.DEFAULT_TYPE, tou
     except Refused as refusal:
         d.say(me.user_id, t.gettext(refusal.msgid, **refusal.params))
         return
-    show_card(d, tour)
+    cards(context)(tour)
     d.say(me.user_id, t.gettext(SIGNED_UP, group=tour.title or "?"))
 
 
@@ -249,6 +276,7 @@ class Tourneys(Sweeping):
         super().__init__(every)
         self.d = d
         self.cards: dict[str, str] = {}  # tournament id -> the card text this worker last sent
+        self.pending: set[str] = set()  # tournament ids whose card has an edit queued in this worker
 
     async def sweep(self) -> int:
         d = self.d
@@ -283,4 +311,7 @@ class Tourneys(Sweeping):
         if self.cards.get(tour.id) == text:
             return
         self.cards[tour.id] = text
-        show_card(self.d, tour)
+        self.show(tour)
+
+    def show(self, tour: Tournament) -> None:
+        show_card(self.d, tour, self.pending)
