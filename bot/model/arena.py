@@ -32,8 +32,10 @@ these aims, each one before the next:
    top of the standings (lichess's rank factor, from 2000 for the leader down to 300 for the last), then the
    rating difference.
 Only players within `WINDOW` places of each other in the free players' rank order are considered for a
-pair: closeness makes farther pairs worse anyway, and the sparse graph pairs 200 players in a fraction of
-the time a complete one takes (bench/tournament.py).
+pair, and more than `GROUP` free players are paired in groups of consecutive ranks (the newest set aside
+first when they are odd), as lichess pairs groups of 100: closeness makes farther pairs worse anyway, and
+the blossom algorithm's time grows faster than the players' count (pure Python: 200 players in one
+complete graph take seconds, in groups a tenth of a second; bench/tournament.py prints the figure).
 """
 
 from __future__ import annotations
@@ -49,7 +51,8 @@ WIN_POINTS = 2  # a win, or a walkover
 STREAK_POINTS = 4  # a win by a player on fire
 FIRE_AFTER = 2  # wins in a row that set a player on fire
 PERFORMANCE_SPREAD = 500  # a win counts as the opponent's rating + 500, a loss as - 500
-WINDOW = 12  # players within this many places of each other (free players, by rank) may be paired
+WINDOW = 10  # players within this many places of each other (free players, by rank) may be paired
+GROUP = 40  # more free players than this are paired in groups of consecutive ranks (lichess: 100)
 
 
 class ArenaError(ValueError):
@@ -384,7 +387,20 @@ def pair_free(free: Iterable[Candidate]) -> tuple[tuple[int, int], ...]:
         raise ArenaError("a player is twice among the free players")
     if len(players) < 2:
         return ()
-    return _matching(players)
+    if len(players) <= GROUP:
+        return _matching(players)
+    if len(players) % 2:
+        newest = max(players, key=lambda c: (c.free_since, c.user_id))
+        players = [c for c in players if c is not newest]
+    groups = -(-len(players) // GROUP)
+    pairs_each, extra = divmod(len(players) // 2, groups)  # groups of even sizes, as equal as they can be
+    pairs: list[tuple[int, int]] = []
+    start = 0
+    for g in range(groups):
+        size = 2 * (pairs_each + (1 if g < extra else 0))
+        pairs.extend(_matching(players[start : start + size]))
+        start += size
+    return tuple(pairs)
 
 
 def _matching(players: Sequence[Candidate]) -> tuple[tuple[int, int], ...]:
@@ -399,18 +415,19 @@ def _matching(players: Sequence[Candidate]) -> tuple[tuple[int, int], ...]:
             )
             rematch = a.last_opponent == b.user_id or b.last_opponent == a.user_id
             edges.append((i, j, cost, rematch))
-    # Integer weights, one aim above the next (networkx then computes in integers, exactly):
-    # closeness counts at most `spread` in all; a player's priority to be paired outweighs all closeness;
-    # a pair that is not a rematch outweighs every priority and closeness together.
+    # Integer weights, one aim above the next (networkx then computes in integers, exactly). Every matching
+    # it may choose has the same number of pairs (maxcardinality), so only the differences count: closeness
+    # adds at most `spread` in all; leaving out the newest free player is worth more than all closeness; a
+    # rematch costs more than the other two together. The weights stay small where no aim is at stake
+    # (large ones everywhere slow the blossom algorithm down).
     worst = max(cost for _, _, cost, _ in edges) + 1
     spread = worst * (n // 2 + 1)
-    newest = max(range(n), key=lambda k: (players[k].free_since, players[k].user_id))
-    priority = [0 if k == newest and n % 2 else spread for k in range(n)]
-    fresh = spread + 2 * spread * n
+    newest = max(range(n), key=lambda k: (players[k].free_since, players[k].user_id)) if n % 2 else -1
+    rematch_cost = 4 * spread
     graph = nx.Graph()
     graph.add_nodes_from(range(n))
     for i, j, cost, rematch in edges:
-        weight = (0 if rematch else fresh) + priority[i] + priority[j] + worst - cost
+        weight = worst - cost - (spread if newest in (i, j) else 0) - (rematch_cost if rematch else 0)
         graph.add_edge(i, j, weight=weight)
     matched = nx.max_weight_matching(graph, maxcardinality=True)
     pairs = sorted((min(i, j), max(i, j)) for i, j in matched)
