@@ -7,11 +7,11 @@ is made once, in the step that saves the record, and its game started from it (a
 refused by the game's own save), so a game is never started twice. A result is applied once: a pairing that
 has a winner already ignores another (`record`).
 
-- **Arena**: whoever is free is paired as soon as possible with the free player nearest in the standings,
-  not their last opponent when another is free (`arena_pairs`); until the time is up; games still running then
-  are finished and counted. Points: a win 2, a win after two wins in a row 4 (a streak, lichess's rule), a
-  loss 0; a walkover win 2 and keeps no streak going. A player who lost by walkover is paused (not paired
-  again) until they press Join again. Tie-break: points, then wins, then the rating at sign-up.
+- **Arena**: the rules are bot/model/arena.py's (lichess's scoring with streaks, its standings and tie-break,
+  the free players paired by networkx's maximum weight matching): `arena_of` replays this record's games into
+  an `arena.Arena` in the order they were made and ended, and its standings and pairings are the arena's.
+  Pairing goes on until the time is up; games still running then are finished and counted. A player who lost
+  by walkover is paused (not paired again) until they press Join again.
 - **Knockout**: seeded by the rating at sign-up (the standard bracket: 1 plays the lowest seed), byes to the
   top seeds when the players are not a power of two, a match as soon as both of its players are known
   (`knockout_pairs`); the winner of the final wins, its loser is second, the semi-finals' losers third.
@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from bot.model import arena as arena_rules
 from bot.model.flow import Refused
 from bot.model.table import Person, Table
 from engine import Side
@@ -35,8 +36,7 @@ START_IN = (0, 5, 15, 30, 60)  # minutes from creation to the start (0: whenever
 NOW_SIGNUP = 10 * 60  # seconds a tournament "starting now" waits for its creator's Start before it starts
 MIN_PLAYERS = {"arena": 3, "knockout": 4}
 MAX_PLAYERS = {"arena": 300, "knockout": 64}
-WIN, STREAK_WIN, WALKOVER_WIN = 2, 4, 2  # arena points
-STREAK_AFTER = 2  # wins in a row after which a win is worth STREAK_WIN
+STREAK_AFTER = arena_rules.FIRE_AFTER  # wins in a row after which a win is worth arena_rules.STREAK_POINTS
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,7 @@ class Pairing:
     winner: int | None = None
     walkover: bool = False
     seq: int = 0  # the order results came in (1, 2, ...): an arena's streaks follow it
+    after: int = 0  # how many results had come in when it was made (arena_of replays the two in order)
 
     @property
     def done(self) -> bool:
@@ -80,6 +81,8 @@ class Pairing:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"g": self.game, "p": list(self.players), "r": self.round, "s": self.slot}
+        if self.after:
+            out["a"] = self.after
         if self.winner is not None:
             out.update(w=self.winner, n=self.seq, **({"wo": 1} if self.walkover else {}))
         return out
@@ -94,18 +97,19 @@ class Pairing:
             None if d.get("w") is None else int(d["w"]),
             bool(d.get("wo")),
             int(d.get("n", 0)),
+            int(d.get("a", 0)),
         )
 
 
 @dataclass(frozen=True)
 class Standing:
-    """One arena player's line: place, points, wins, games, the current streak, playing now or not."""
+    """One arena player's line: points, wins, results, on fire (the next win scores double)."""
 
     entrant: Entrant
     points: int
     wins: int
     games: int
-    streak: int
+    on_fire: bool
 
     @property
     def user_id(self) -> int:
@@ -250,7 +254,8 @@ class Tournament:
             pairs = arena_pairs(self)
             if not pairs:
                 return self
-            made = tuple(Pairing(new_id(), pair) for pair in pairs)
+            results = max((g.seq for g in self.games), default=0)
+            made = tuple(Pairing(new_id(), pair, after=results) for pair in pairs)
             return replace(self, games=self.games + made, version=self.version + 1)
         made = tuple(Pairing(new_id(), pair, rnd, slot) for rnd, slot, pair in knockout_pairs(self))
         out = self if not made else replace(self, games=self.games + made, version=self.version + 1)
@@ -261,23 +266,15 @@ class Tournament:
     # ------------------------------------------------------------------ where everyone stands
 
     def standings(self) -> list[Standing]:
-        """An arena's standings, best first (points, then wins, then rating)."""
-        lines: dict[int, list[int]] = {e.person.user_id: [0, 0, 0, 0] for e in self.entrants}
-        for g in sorted((g for g in self.games if g.done), key=lambda g: g.seq):
-            for uid in g.players:
-                line = lines.setdefault(uid, [0, 0, 0, 0])
-                line[2] += 1
-                if uid != g.winner:
-                    line[3] = 0
-                elif g.walkover:
-                    line[0] += WALKOVER_WIN
-                    line[1] += 1
-                else:
-                    line[0] += STREAK_WIN if line[3] >= STREAK_AFTER else WIN
-                    line[1] += 1
-                    line[3] += 1
-        out = [Standing(e, *lines[e.person.user_id]) for e in self.entrants]
-        return sorted(out, key=lambda s: (-s.points, -s.wins, -s.entrant.rating, s.user_id))
+        """An arena's standings, best first (bot/model/arena.py's tie-break)."""
+        played = arena_of(self)
+        by_id = {e.person.user_id: e for e in self.entrants}
+        out = []
+        for line in played.standings():
+            sheet = played.entry(line.user_id).sheet
+            wins = sum(1 for r in sheet.results if r.outcome.won)
+            out.append(Standing(by_id[line.user_id], line.points, wins, line.games, line.on_fire))
+        return out
 
     def rounds(self) -> list[list[int]]:
         """A knockout's bracket round by round: user ids by slot, 0 a bye, -1 not known yet."""
@@ -376,25 +373,40 @@ class Tournament:
 # ---------------------------------------------------------------------- pairing
 
 
+def arena_of(t: Tournament) -> arena_rules.Arena:
+    """The arena this record's games make (bot/model/arena.py): its entrants joined in sign-up order, each game
+    started and scored in the order it was made and ended (times are that order: the rules only compare them),
+    the paused players paused."""
+    played = arena_rules.Arena()
+    for i, e in enumerate(t.entrants):
+        played = played.join(e.person.user_id, e.rating, float(i))
+    base = float(len(t.entrants))
+    events = sorted(
+        [(g.after, 1, i, g) for i, g in enumerate(t.games)]
+        + [(g.seq, 0, i, g) for i, g in enumerate(t.games) if g.done]
+    )
+    try:
+        for order, kind, _, g in events:
+            if kind == 1:
+                played = played.start(g.game, *g.players)
+            else:
+                assert g.winner is not None
+                played = played.record(g.game, g.winner, base + order, g.walkover)
+        for e in t.entrants:
+            if e.paused:
+                played = played.pause(e.person.user_id)
+    except arena_rules.ArenaError as err:
+        raise ValueError(f"tournament {t.id}: its games do not replay as an arena: {err}") from err
+    return played
+
+
 def arena_pairs(t: Tournament) -> list[tuple[int, int]]:
-    """The arena's free players (not paused, not playing) paired: each with the nearest free player in the
-    standings that was not their last opponent, where there is one. (white, black): the one who had white
-    less often takes it."""
-    busy = t.busy()
-    order = [s for s in t.standings() if not s.entrant.paused and s.user_id not in busy]
-    last: dict[int, int] = {}
+    """The arena's free players (not paused, not playing) paired by the arena's rules (bot/model/arena.py);
+    (white, black): the one who had white less often takes it."""
     whites: dict[int, int] = {}
-    for g in sorted(t.games, key=lambda g: (g.seq == 0, g.seq)):
-        last[g.players[0]], last[g.players[1]] = g.players[1], g.players[0]
+    for g in t.games:
         whites[g.players[0]] = whites.get(g.players[0], 0) + 1
-    free = [s.user_id for s in order]
-    pairs: list[tuple[int, int]] = []
-    while len(free) >= 2:
-        me = free.pop(0)
-        pick = next((i for i, other in enumerate(free) if last.get(me) != other), 0)
-        other = free.pop(pick)
-        pairs.append((me, other) if whites.get(me, 0) <= whites.get(other, 0) else (other, me))
-    return pairs
+    return [(a, b) if whites.get(a, 0) <= whites.get(b, 0) else (b, a) for a, b in arena_of(t).pairings()]
 
 
 def seed_order(size: int) -> list[int]:

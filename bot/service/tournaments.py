@@ -115,7 +115,7 @@ async def change(s: Services, tourney_id: str, how: Callable[[Tournament], Tourn
 
 async def join(s: Services, tourney_id: str, me: Person) -> Tournament:
     """`me` signs up (with their rating in the tournament's variant), or comes back from a pause."""
-    t = await s.storage.tournaments.load(tourney_id)
+    t = await s.storage.tournaments.load(tourney_id, players=False)
     if t is None:
         raise Refused(NO_TOURNEY)
     variant = GameFormat.parse(t.fmt).variant
@@ -130,7 +130,7 @@ async def join(s: Services, tourney_id: str, me: Person) -> Tournament:
 
 
 async def leave(s: Services, tourney_id: str, user_id: int) -> Tournament:
-    t = await s.storage.tournaments.load(tourney_id)
+    t = await s.storage.tournaments.load(tourney_id, players=False)
     if t is None:
         raise Refused(NO_TOURNEY)
     answer = await s.storage.tournaments.sign_up(t, None, user_id, s.clock())

@@ -42,19 +42,24 @@ class TournamentStore:
         self._save_script = scripts.register(client, "save_tournament")
         self._sign_up_script = scripts.register(client, "sign_up")
 
-    async def load(self, tourney_id: str) -> Tournament | None:
-        """The tournament; while it signs up, with its sign-ups as its entrants (in the order they came)."""
+    async def load(self, tourney_id: str, players: bool = True) -> Tournament | None:
+        """The tournament; while it signs up, with its sign-ups as its entrants (in the order they came), unless
+        `players` is False (a Join needs only the settings: 300 at once do not each read 300 sign-ups)."""
+        if not players:
+            async with redis_errors(f"load tournament {tourney_id}"):
+                raw = await self._r.get(tourney_key(tourney_id))
+            return None if raw is None else Tournament.from_json(json.loads(raw))
         async with redis_errors(f"load tournament {tourney_id}"), self._r.pipeline(transaction=True) as pipe:
             pipe.get(tourney_key(tourney_id))
             pipe.hvals(tourney_players_key(tourney_id))
-            raw, players = await pipe.execute()
+            raw, found = await pipe.execute()
         if raw is None:
             return None
         t = Tournament.from_json(json.loads(raw))
         if t.stage != "signup":
             return t
-        found = sorted((json.loads(p) for p in players), key=lambda d: (float(d["at"]), int(d["p"]["id"])))
-        return replace(t, entrants=tuple(Entrant.from_json(d) for d in found))
+        ordered = sorted((json.loads(p) for p in found), key=lambda d: (float(d["at"]), int(d["p"]["id"])))
+        return replace(t, entrants=tuple(Entrant.from_json(d) for d in ordered))
 
     async def sign_up(self, t: Tournament, entrant: Entrant | None, user_id: int, at: float) -> str:
         """Join (`entrant`) or leave (None) `t` while it signs up, in one atomic step: one of SIGN_UP_ANSWERS."""

@@ -186,7 +186,7 @@ def card_text(t: Texts, tour: Tournament, now: float) -> str:
 def standings_lines(t: Texts, tour: Tournament) -> list[str]:
     out = []
     for place, s in enumerate(tour.standings()[:SHOWN_PLACES], start=1):
-        fire = " 🔥" if s.streak >= STREAK_AFTER else ""
+        fire = " 🔥" if s.on_fire else ""
         pause = " ⏸" if s.entrant.paused else ""
         out.append(
             t.gettext(

@@ -28,8 +28,10 @@ class Clock:
         return self.now
 
 
-def services(redis_url: str, clock: Clock) -> Services:
-    storage = Storage.from_url(redis_url)
+def services(redis_url: str, clock: Clock, timeout: float = 10.0) -> Services:
+    """A worker's services; Redis may take `timeout` s (generous: the tests are about atomicity, on a busy
+    machine, not about latency)."""
+    storage = Storage.from_url(redis_url, timeout=timeout)
     return Services(
         storage, ScriptedDice(seed=5), engine_computer(seed=1), SettingsCache(storage), clock=clock
     )

@@ -76,9 +76,12 @@ def _tourney(redis_url: str) -> dict[str, Any]:
 def _wait_tourney(
     tg: FakeTelegram, redis_url: str, test: Any, what: str, timeout: float = 20.0
 ) -> dict[str, Any]:
-    found: dict[str, Any] = tg.wait_for(
-        lambda: (lambda t: t if test(t) else None)(_tourney(redis_url)), timeout, what
-    )
+    try:
+        found: dict[str, Any] = tg.wait_for(
+            lambda: (lambda t: t if test(t) else None)(_tourney(redis_url)), timeout, what
+        )
+    except TimeoutError as err:
+        raise TimeoutError(f"{err}; the tournament: {json.dumps(_tourney(redis_url))}") from None
     return found
 
 

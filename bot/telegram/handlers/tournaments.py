@@ -185,10 +185,9 @@ async def on_join(
     """Join (or, paused in an arena, come back)."""
     d = deps(context)
     me = person(query.from_user)
-    before = await d.storage.tournaments.load(cb.token)
     tour = await tournaments.join(d, cb.token, me)
     cards(context)(tour)
-    if before is not None and before.stage == "running":
+    if tour.stage == "running":
         return t.gettext(BACK)
     d.say(me.user_id, t.gettext(SIGNED_UP, group=tour.title or "?"))
     return None
