@@ -12,9 +12,10 @@ has a winner already ignores another (`record`).
   an `arena.Arena` in the order they were made and ended, and its standings and pairings are the arena's.
   Pairing goes on until the time is up; games still running then are finished and counted. A player who lost
   by walkover is paused (not paired again) until they press Join again.
-- **Knockout**: seeded by the rating at sign-up (the standard bracket: 1 plays the lowest seed), byes to the
-  top seeds when the players are not a power of two, a match as soon as both of its players are known
-  (`knockout_pairs`); the winner of the final wins, its loser is second, the semi-finals' losers third.
+- **Knockout**: seeded by the rating at sign-up in bot/model/knockout.py's standard bracket order (1 plays the
+  lowest seed), byes to the top seeds when the players are not a power of two, a match as soon as both of its
+  players are known (`knockout_pairs`), the final one step longer (`format_of`); the winner of the final
+  wins, its loser is second, the semi-finals' losers third.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from typing import Any
 
 from bot.model import arena as arena_rules
 from bot.model.flow import Refused
+from bot.model.game_format import GameFormat
+from bot.model.knockout import bracket_order
 from bot.model.table import Person, Table
 from engine import Side
 
@@ -409,22 +412,13 @@ def arena_pairs(t: Tournament) -> list[tuple[int, int]]:
     return [(a, b) if whites.get(a, 0) <= whites.get(b, 0) else (b, a) for a, b in arena_of(t).pairings()]
 
 
-def seed_order(size: int) -> list[int]:
-    """The seeds (1-based) in bracket order for a bracket of `size` (a power of two): 1 meets `size`, and the
-    top two seeds can meet only in the final."""
-    order = [1]
-    while len(order) < size:
-        n = 2 * len(order)
-        order = [x for s in order for x in (s, n + 1 - s)]
-    return order
-
-
 def seeded_bracket(entrants: tuple[Entrant, ...]) -> tuple[int, ...]:
-    """The first round's slots: entrants seeded by rating (ties: who signed up first), byes (0) to the top."""
-    ranked = sorted(range(len(entrants)), key=lambda i: (-entrants[i].rating, i))
+    """The first round's slots: entrants seeded by rating (ties: the smaller user id, as bot/model/knockout.py
+    seeds) in its standard bracket order, byes (0) to the top seeds."""
+    ranked = sorted(range(len(entrants)), key=lambda i: (-entrants[i].rating, entrants[i].person.user_id))
     size = 1 << max(1, math.ceil(math.log2(max(2, len(entrants)))))
     return tuple(
-        entrants[ranked[s - 1]].person.user_id if s <= len(entrants) else 0 for s in seed_order(size)
+        entrants[ranked[s - 1]].person.user_id if s <= len(entrants) else 0 for s in bracket_order(size)
     )
 
 
@@ -438,6 +432,19 @@ def knockout_pairs(t: Tournament) -> list[tuple[int, int, tuple[int, int]]]:
             if a > 0 and b > 0 and (rnd, slot) not in made:
                 out.append((rnd, slot, (a, b)))
     return out
+
+
+def final_length(length: int) -> int:
+    """A knockout final's match length: one step longer than the rounds' (single games: a final to 3)."""
+    return {1: 3, 3: 5, 5: 7}.get(length, length)
+
+
+def format_of(t: Tournament, pairing: Pairing) -> str:
+    """The game format of a pairing's game: the tournament's, but a knockout's final is longer."""
+    if t.kind != "knockout" or pairing.round != round_count(t):
+        return t.fmt
+    fmt = GameFormat.parse(t.fmt)
+    return str(replace(fmt, length=final_length(fmt.length)))
 
 
 def round_count(t: Tournament) -> int:

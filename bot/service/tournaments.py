@@ -29,6 +29,7 @@ from bot.model.tournament import (
     Entrant,
     Pairing,
     Tournament,
+    format_of,
     result_of,
 )
 from bot.service.context import Services, game_seeds
@@ -209,11 +210,6 @@ async def advance(s: Services, tourney_id: str) -> tuple[Tournament | None, Tour
     return None, None, []
 
 
-def game_format(t: Tournament, pairing: Pairing) -> str:
-    """The format of a pairing's game: the tournament's."""
-    return t.fmt
-
-
 async def start_games(s: Services, t: Tournament) -> list[Table]:
     """Start the games of `t`'s running pairings that have no game yet (any worker may: the id is the
     pairing's, so a game starts once). A player busy in another game loses that pairing by walkover."""
@@ -242,7 +238,7 @@ async def new_game(s: Services, t: Tournament, pairing: Pairing) -> Table:
     table = await flow.start_table(
         pairing.game,
         "match",
-        game_format(t, pairing),
+        format_of(t, pairing),
         white.person,
         black.person,
         white.person.lang,

@@ -9,7 +9,14 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.i18n import N_, Texts
 from bot.model.game_format import GameFormat
-from bot.model.tournament import ARENA_MINUTES, START_IN, STREAK_AFTER, Tournament, round_count
+from bot.model.tournament import (
+    ARENA_MINUTES,
+    START_IN,
+    STREAK_AFTER,
+    Tournament,
+    final_length,
+    round_count,
+)
 from bot.telegram import callbacks
 from bot.views.captions import clock_words, variant_name
 
@@ -137,6 +144,9 @@ def card_markup(t: Texts, tour: Tournament, bot_username: str) -> InlineKeyboard
 def heading(t: Texts, tour: Tournament) -> str:
     kind = kind_name(t, tour.kind)
     line = f"🏆 {kind}: {variant_name(t, tour.fmt)}"
+    if tour.kind == "knockout":
+        final = final_length(GameFormat.parse(tour.fmt).length)
+        line += "\n" + t.gettext("The final is a match to {n}.", n=final)
     if tour.kind == "arena":
         line += "\n" + t.gettext(
             "{n} minutes; a win 2 points, 4 after {streak} wins in a row.",

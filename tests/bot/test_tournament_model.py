@@ -8,8 +8,9 @@ import itertools
 import pytest
 
 from bot.model.flow import Refused
+from bot.model.knockout import bracket_order
 from bot.model.table import Person
-from bot.model.tournament import Entrant, Tournament, arena_pairs, seed_order, seeded_bracket
+from bot.model.tournament import Entrant, Tournament, arena_pairs, format_of, seeded_bracket
 
 NOW = 1_000_000.0
 
@@ -95,7 +96,7 @@ def test_an_arena_ends_on_time_only_once_its_last_games_are_over() -> None:
 
 
 def test_the_bracket_puts_the_top_seeds_apart_and_gives_them_the_byes() -> None:
-    assert seed_order(8) == [1, 8, 4, 5, 2, 7, 3, 6]
+    assert bracket_order(8) == (1, 8, 4, 5, 2, 7, 3, 6)
     five = entrants(5, [1500.0, 1700.0, 1600.0, 1400.0, 1550.0])
     assert seeded_bracket(five) == (2, 0, 1, 4, 3, 0, 5, 0)  # seeds by rating: P2, P3, P5, P1, P4
 
@@ -109,6 +110,7 @@ def test_a_knockout_plays_its_rounds_as_soon_as_both_players_are_known() -> None
     assert [(g.round, g.players) for g in t.games][2] == (2, (1, 5))
     t = t.record("g3", 1, False).step(NOW, lambda: "g4")
     assert [(g.round, g.players) for g in t.games][3] == (3, (1, 3))
+    assert [format_of(t, g) for g in t.games] == ["short-blitz"] * 3 + ["short.3-blitz"]  # a longer final
     t = t.record("g4", 3, False).step(NOW, lambda: "never")
     assert t.stage == "over" and t.champion() == 3
     assert t.podium() == [[3], [1], [2, 5]]

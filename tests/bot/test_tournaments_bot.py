@@ -120,6 +120,13 @@ def _started(tg: FakeTelegram, redis_url: str, game_id: str) -> None:
     tg.settle()
 
 
+def resign_match(user: SimUser) -> None:
+    """/resign in a match, the whole match."""
+    question = reply_to(user, "/resign")
+    answer = user.press(question, "The whole match")
+    assert not answer.show_alert, answer.text
+
+
 def _all_started(redis_url: str, t: dict[str, Any]) -> bool:
     r = _client(redis_url)
     try:
@@ -233,7 +240,9 @@ def test_a_knockout_of_five_gives_byes_to_the_top_seeds_and_a_walkover(
     final = t["games"][-1]
     assert set(final["p"]) == {1, 2} and final["r"] == 3
     _started(tg, redis_url, final["g"])
-    resign(ben)  # Ann wins the final
+    assert "match to 3" in (wait_board(tg, ben.id).caption or "")
+    assert "The final is a match to 3." in tg.message(GROUP, card.message_id).body
+    resign_match(ben)  # Ann wins the final (a match to 3: a knockout's final is one step longer)
     tg.settle()
     finished = wait_board(tg, ben.id)
     r = _client(redis_url)
@@ -335,7 +344,7 @@ def test_a_player_who_blocked_the_bot_is_walked_over_and_a_name_of_control_chara
     semi = next(g for g in t["games"] if set(g["p"]) == {1, 4})
     assert semi["w"] == 1 and semi.get("wo") == 1
     _started(tg, redis_url, t["games"][2]["g"])
-    resign(ben)
+    resign_match(ben)
     _wait_tourney(tg, redis_url, lambda t: t["stage"] == "over", "the knockout over")
     message = ann.wait_message(lambda m: "The tournament is over!" in m.body, GROUP)
     assert "🥇 Ann" in message.body and "🥈 Ben" in message.body
@@ -395,7 +404,7 @@ def test_a_knockout_goes_on_across_a_bot_restart_and_a_redis_crash_mid_round(
     final = t["games"][2]
     assert set(final["p"]) == {1, 2}
     _started(tg, redis_url, final["g"])
-    resign(ben)
+    resign_match(ben)
     _wait_tourney(tg, redis_url, lambda t: t["stage"] == "over", "the knockout over")
     ann.wait_message(lambda m: "The tournament is over!" in m.body, GROUP)
     tg.settle()
