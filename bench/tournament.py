@@ -82,7 +82,11 @@ def main() -> int:
 
             tid: str = runner.call(create, 120)
             began = time.perf_counter()
-            runner.call(lambda d: tournaments.start(d, tid, users[0].id), 120)
+
+            async def start(d: Any) -> None:
+                await tournaments.start_games(d, await tournaments.start(d, tid, users[0].id))
+
+            runner.call(start, 120)
             tg.wait_for(lambda: all(newest_photo(tg, u.id) for u in users), 300, "every first board")
             start_s = time.perf_counter() - began
             record_start = memory_of(server.url, tid)

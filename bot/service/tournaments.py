@@ -162,16 +162,16 @@ async def cancel(s: Services, tourney_id: str, user_id: int, admin: bool) -> Tou
     return await change(s, tourney_id, how)
 
 
-async def start(s: Services, tourney_id: str, user_id: int) -> tuple[Tournament, list[Table]]:
-    """The creator starts the tournament now; its first games are started."""
+async def start(s: Services, tourney_id: str, user_id: int) -> Tournament:
+    """The creator starts the tournament now: its first pairings are saved (their games are started by
+    `start_games`, which the front runs after answering, and any worker's next look would too)."""
 
     def how(t: Tournament) -> Tournament:
         if t.creator.user_id != user_id:
             raise Refused(ONLY_CREATOR)
         return t.start(s.clock(), new_id)
 
-    t = await change(s, tourney_id, how)
-    return t, await start_games(s, t)
+    return await change(s, tourney_id, how)
 
 
 # ---------------------------------------------------------------------- moving on

@@ -41,7 +41,8 @@ async def arena_of(s: Services, n: int, minutes: int = 5) -> Tournament:
     t = await tournaments.create(s, GROUP, "Club", Person(1, "P1"), "arena", "short-blitz", minutes, 0)
     for uid in range(1, n + 1):
         await tournaments.join(s, t.id, Person(uid, f"P{uid}"))
-    t, started = await tournaments.start(s, t.id, 1)
+    t = await tournaments.start(s, t.id, 1)
+    started = await tournaments.start_games(s, t)
     assert len(started) == n // 2
     return t
 

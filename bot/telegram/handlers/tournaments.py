@@ -208,10 +208,16 @@ async def on_start(
 ) -> str | None:
     """The creator starts it now: the first games go to the players' private chats."""
     d = deps(context)
-    tour, started = await tournaments.start(d, cb.token, query.from_user.id)
+    tour = await tournaments.start(d, cb.token, query.from_user.id)
     cards(context)(tour)
-    log.info("tournament %s started by its creator: %d games", tour.id, len(started))
+    d.spawn(start_games(d, tour), f"the first games of tournament {tour.id}")  # after the answer: 100 games
+
     return None
+
+
+async def start_games(d: Deps, tour: Tournament) -> None:
+    started = await tournaments.start_games(d, tour)
+    log.info("tournament %s started by its creator: %d games", tour.id, len(started))
 
 
 @button
