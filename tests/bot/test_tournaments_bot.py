@@ -8,6 +8,7 @@ import json
 import os
 import random
 import signal
+import socket
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -411,3 +412,63 @@ def test_a_knockout_goes_on_across_a_bot_restart_and_a_redis_crash_mid_round(
     assert (
         sum("The tournament is over!" in m.body for m in tg.bot_messages(GROUP)) == 2
     )  # the card and one message
+
+
+def test_two_webhook_workers_run_an_arena_with_each_result_once(
+    tg: FakeTelegram, redis_url: str, clock: FakeClock
+) -> None:
+    """Two workers behind webhooks share the updates and both sweep the tournament: every press answered,
+    each result applied once, each game started once, one last message."""
+    workers = []
+    for name in ("worker-a", "worker-b"):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        worker = BotRunner(
+            tg.api_url,
+            redis_url,
+            ScriptedDice(seed=11),
+            engine_computer(seed=5),
+            webhook_port=port,
+            name=name,
+            clock=clock,
+            clocks_every=0.1,
+        )
+        worker.start()
+        tg.settlers.append(worker.settle)
+        workers.append(worker)
+    try:
+        tg.add_chat(GROUP, "supergroup", "Nardy club")
+        users = [SimUser(tg, i, f"P{i}") for i in range(1, 7)]
+        card = _create(tg, users[0], "Arena", "Short nardy", "Single games", "blitz", "5 min", "Now")
+        _join(tg, card, users)
+        assert not users[0].press(card, "Start").show_alert
+        t = _wait_tourney(tg, redis_url, lambda t: len(t["games"]) == 3, "three games")
+        for g in t["games"]:
+            _started(tg, redis_url, g["g"])
+        for g in t["games"]:  # white resigns each
+            resign(users[g["p"][0] - 1])
+        t = _wait_tourney(tg, redis_url, lambda t: sum("w" in g for g in t["games"]) == 3, "three results")
+        assert sorted(g["n"] for g in t["games"] if "w" in g) == [1, 2, 3]  # each applied once
+        clock.advance(300.0)
+        _wait_tourney(tg, redis_url, lambda t: _all_started(redis_url, t), "the last pairings' games started")
+        clock.advance(FLAG)
+        t = _wait_tourney(tg, redis_url, lambda t: t["stage"] == "over", "the arena over")
+        assert len({g["g"] for g in t["games"]}) == len(t["games"])
+        users[0].wait_message(
+            lambda m: "The tournament is over!" in m.body and m.message_id != card.message_id, GROUP
+        )
+        tg.settle()
+        finals = [m for m in tg.bot_messages(GROUP) if "The tournament is over!" in m.body]
+        assert len(finals) == 2  # the card and one last message, whichever worker ended it
+        r = _client(redis_url)
+        try:
+            played = [int(r.hget(f"nardy:user:{u.id}:stats", "tourneys") or 0) for u in users]
+        finally:
+            r.close()
+        assert played == [1] * 6  # counted once
+        assert all(not w.errors.messages() for w in workers)
+    finally:
+        for worker in workers:
+            tg.settlers.remove(worker.settle)
+            worker.stop()
