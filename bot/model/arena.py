@@ -35,7 +35,7 @@ Only players within `WINDOW` places of each other in the free players' rank orde
 pair, and more than `GROUP` free players are paired in groups of consecutive ranks (the newest set aside
 first when they are odd), as lichess pairs groups of 100: closeness makes farther pairs worse anyway, and
 the blossom algorithm's time grows faster than the players' count (pure Python: 200 players in one
-complete graph take seconds, in groups a tenth of a second; bench/tournament.py prints the figure).
+complete graph take seconds, in groups well under one; bench/arena_pairing.py prints the figures).
 """
 
 from __future__ import annotations

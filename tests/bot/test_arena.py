@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import pytest
 
@@ -277,3 +280,16 @@ def test_the_standings_round_trip_through_json_with_every_kind_of_result() -> No
     arena = arena.start("g9", 1, 3).pause(2)
     again = Arena.from_json(json.loads(json.dumps(arena.to_json())))
     assert again == arena and again.standings() == arena.standings()
+
+
+def test_the_pairing_bench_prints_its_figures() -> None:
+    script = Path(__file__).resolve().parents[2] / "bench" / "arena_pairing.py"
+    run = subprocess.run(
+        [sys.executable, str(script), "--players", "20", "--rounds", "2"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    figures = json.loads(run.stdout.splitlines()[-1])
+    assert figures["players"] == 20 and figures["rematches"] == 0 and figures["p50_s"] >= 0
