@@ -6,7 +6,9 @@ Each round draws a fresh standings of `--players` free players (ranks shuffled o
 pairs them all at once: the worst case, an arena's start or a round where everyone is free together. Prints
 p50/p99/max seconds per pairing for 20, 50, 100 (the fewer) and `--players` free players and, for the last, the
 mean and largest distance in places between partners and the rematches (0 unless forced); the last line is
-one JSON object {"players": ..., "p50_s": ..., "p99_s": ..., "max_s": ..., "mean_gap": ..., "rematches": ...}.
+one JSON object {"players": ..., "p50_s": ..., "p99_s": ..., "max_s": ..., "mean_gap": ..., "rematches": ...,
+"replay_games": ..., "replay_s": ...}: the last two, the time to build an `Arena` of `--players` from nothing
+by `--games` games started and recorded (as a service that rebuilds the arena from its record does).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot.model.arena import Candidate, pair_free
+from bot.model.arena import Arena, Candidate, pair_free
 
 
 def standings(rng: random.Random, players: int) -> list[Candidate]:
@@ -65,11 +67,40 @@ def measure(players: int, rounds: int, seed: int) -> dict[str, float | int]:
     }
 
 
+def replay(players: int, games: int, seed: int) -> float:
+    """Seconds to build an arena of `players` by `games` games, each started and recorded."""
+    rng = random.Random(seed)
+    steps: list[tuple[str, int, int]] = []  # (game id, first, second): started, then recorded (first won)
+    free = list(range(1, players + 1))
+    playing: list[tuple[str, int, int]] = []
+    order: list[tuple[bool, tuple[str, int, int]]] = []
+    while len(steps) < games:
+        rng.shuffle(free)
+        while len(free) >= 2 and len(steps) < games:
+            game = (f"g{len(steps)}", free.pop(), free.pop())
+            steps.append(game)
+            playing.append(game)
+            order.append((True, game))
+        rng.shuffle(playing)
+        for game in playing[: max(1, len(playing) // 2)]:
+            order.append((False, game))
+            free += [game[1], game[2]]
+        playing = playing[max(1, len(playing) // 2) :]
+    started = time.perf_counter()
+    arena = Arena()
+    for user_id in range(1, players + 1):
+        arena = arena.join(user_id, 1500.0, at=0.0)
+    for at, (start, (game_id, first, second)) in enumerate(order):
+        arena = arena.start(game_id, first, second) if start else arena.record(game_id, first, at=float(at))
+    return time.perf_counter() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--games", type=int, default=3000)
     args = parser.parse_args()
     result: dict[str, float | int] = {}
     for players in sorted({n for n in (20, 50, 100) if n < args.players} | {args.players}):
@@ -79,7 +110,9 @@ def main() -> None:
             f"max {result['max_s']:.3f} s; partners {result['mean_gap']} places apart "
             f"(at most {result['max_gap']}), {result['rematches']} rematches"
         )
-    print(json.dumps(result))
+    seconds = replay(args.players, args.games, args.seed)
+    print(f"an arena of {args.players} rebuilt from {args.games} games started and recorded: {seconds:.3f} s")
+    print(json.dumps({**result, "replay_games": args.games, "replay_s": round(seconds, 4)}))
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@ complete graph take seconds, in groups well under one; bench/arena_pairing.py pr
 
 from __future__ import annotations
 
+import bisect
 import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -225,14 +226,19 @@ class Arena:
 
     # ------------------------------------------------------------------ players
 
+    def _index(self, user_id: int) -> int:
+        """Where the player's entry is (the entries are in user id order), or -1."""
+        index = bisect.bisect_left(self.entries, user_id, key=lambda e: e.user_id)
+        return index if index < len(self.entries) and self.entries[index].user_id == user_id else -1
+
     def entry(self, user_id: int) -> Entry:
-        for entry in self.entries:
-            if entry.user_id == user_id:
-                return entry
-        raise ArenaError(f"user {user_id} is not in this arena")
+        index = self._index(user_id)
+        if index < 0:
+            raise ArenaError(f"user {user_id} is not in this arena")
+        return self.entries[index]
 
     def __contains__(self, user_id: object) -> bool:
-        return any(e.user_id == user_id for e in self.entries)
+        return isinstance(user_id, int) and self._index(user_id) >= 0
 
     def join(self, user_id: int, rating: float, at: float) -> Arena:
         """The arena with the player in it, free from `at`; a player already in it comes back from a pause."""
@@ -270,9 +276,9 @@ class Arena:
             raise ArenaError(f"game {game_id}: user {first} cannot play themselves")
         if any(g.game_id == game_id for g in self.playing) or game_id in self.scored:
             raise ArenaError(f"game {game_id} is already in this arena")
-        free = self.free()
         for user_id in (first, second):
-            if user_id not in free:
+            index = self._index(user_id)
+            if index < 0 or self.entries[index].paused or self.game_of(user_id) is not None:
                 raise ArenaError(f"game {game_id}: user {user_id} is not free (unknown, paused or playing)")
         return replace(self, playing=(*self.playing, Playing(game_id, (first, second))))
 
@@ -281,9 +287,9 @@ class Arena:
 
         Exactly once: a game already scored leaves the arena as it is. A game the arena does not know, or
         a winner who did not play it, is an ArenaError."""
-        if game_id in self.scored:
-            return self
         game = next((g for g in self.playing if g.game_id == game_id), None)
+        if game is None and game_id in self.scored:
+            return self
         if game is None:
             raise ArenaError(f"game {game_id} is not in progress in this arena")
         if winner not in game.players:
@@ -306,7 +312,8 @@ class Arena:
         )
 
     def _with(self, entry: Entry) -> Arena:
-        return replace(self, entries=tuple(entry if e.user_id == entry.user_id else e for e in self.entries))
+        index = self._index(entry.user_id)
+        return replace(self, entries=(*self.entries[:index], entry, *self.entries[index + 1 :]))
 
     # ------------------------------------------------------------------ standings and pairing
 

@@ -285,7 +285,7 @@ def test_the_standings_round_trip_through_json_with_every_kind_of_result() -> No
 def test_the_pairing_bench_prints_its_figures() -> None:
     script = Path(__file__).resolve().parents[2] / "bench" / "arena_pairing.py"
     run = subprocess.run(
-        [sys.executable, str(script), "--players", "20", "--rounds", "2"],
+        [sys.executable, str(script), "--players", "20", "--rounds", "2", "--games", "50"],
         capture_output=True,
         text=True,
         timeout=300,
