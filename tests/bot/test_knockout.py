@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import random
+
 import pytest
 
 from bot.model.knockout import Decided, Knockout, KnockoutError, KnockoutSettings, Seeded, bracket_order
@@ -134,3 +137,26 @@ def test_three_or_sixty_five_players_and_bad_lengths_are_refused() -> None:
         knockout_of(65)
     with pytest.raises(KnockoutError, match="match length 2"):
         KnockoutSettings(length=2)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_any_results_lead_to_one_champion_and_everyone_else_beaten_once(seed: int) -> None:
+    rng = random.Random(seed)
+    count = rng.randint(4, 64)
+    knockout = knockout_of(
+        count, KnockoutSettings(length=rng.choice([1, 3]), final_length=rng.choice([None, 5, 7]))
+    )
+    while not knockout.finished:
+        match = rng.choice(knockout.ready())
+        assert match.top is not None and match.bottom is not None
+        winner = rng.choice([match.top, match.bottom])
+        walkover = rng.random() < 0.1
+        knockout = knockout.record(
+            match.match_id, winner, (0, 0) if walkover else (match.length, 1), walkover
+        )
+        knockout = Knockout.from_json(json.loads(json.dumps(knockout.to_json())))
+    beaten = [m.loser for r in knockout.bracket() for m in r if m.loser is not None]
+    assert len(beaten) == len(set(beaten)) == count - 1
+    assert knockout.champion not in beaten and knockout.champion in knockout.seeds
+    assert len(knockout.results) == count - 1
+    assert knockout.final.length == (knockout.settings.final_length or knockout.settings.length)
