@@ -16,7 +16,6 @@ document, which keeps every pixel).
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
@@ -257,8 +256,3 @@ def round_names(rounds: int, final: str, semi: str, quarter: str, earlier: str) 
             else earlier.format(players=2**left)
         )
     return tuple(names)
-
-
-def names_of(picture: BracketPicture) -> Sequence[str]:
-    """Every name drawn in the first round (for a test or a caption)."""
-    return [e.name for bout in picture.rounds[0] for e in (bout.top, bout.bottom) if e.name]

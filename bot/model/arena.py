@@ -394,8 +394,9 @@ def pair_free(free: Iterable[Candidate]) -> tuple[tuple[int, int], ...]:
         raise ArenaError("a player is twice among the free players")
     if len(players) < 2:
         return ()
+    last_rank = players[-1].rank  # the rank factor's scale: the same for every group
     if len(players) <= GROUP:
-        return _matching(players)
+        return _matching(players, last_rank)
     if len(players) % 2:
         newest = max(players, key=lambda c: (c.free_since, c.user_id))
         players = [c for c in players if c is not newest]
@@ -405,14 +406,14 @@ def pair_free(free: Iterable[Candidate]) -> tuple[tuple[int, int], ...]:
     start = 0
     for g in range(groups):
         size = 2 * (pairs_each + (1 if g < extra else 0))
-        pairs.extend(_matching(players[start : start + size]))
+        pairs.extend(_matching(players[start : start + size], last_rank))
         start += size
     return tuple(pairs)
 
 
-def _matching(players: Sequence[Candidate]) -> tuple[tuple[int, int], ...]:
+def _matching(players: Sequence[Candidate], last_rank: int) -> tuple[tuple[int, int], ...]:
+    """The best pairing of `players` (in rank order) by the module's aims, as one weighted matching."""
     n = len(players)
-    last_rank = max(c.rank for c in players)
     edges: list[tuple[int, int, int, bool]] = []  # (i, j, cost, rematch) with i < j in rank order
     for i, a in enumerate(players):
         for j in range(i + 1, min(n, i + 1 + WINDOW)):
