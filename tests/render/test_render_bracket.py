@@ -161,3 +161,13 @@ def test_a_bye_and_a_walkover_draw_their_words() -> None:
 
 def test_round_names_count_back_from_the_final() -> None:
     assert round_names(4, "F", "SF", "QF", "R{players}") == ("R16", "QF", "SF", "F")
+
+
+@pytest.mark.parametrize("name", ["Արամ Պետրոսյան", "ნინო გიორგაძე", "سارا رضایی", "Zeynep Yılmaz", "Гоша"])
+def test_names_in_every_script_of_the_bots_languages_are_drawn(name: str) -> None:
+    picture = four(name)
+    image = draw_bracket(picture)
+    g = geometry(picture)
+    left, top, right, _ = g.box(0, 0)
+    gold = palette("light").text_gold  # the champion's name, in the first round's top row
+    assert ink(image, (left + 30, top, right - 30, top + g.row), gold, 40) > 40
