@@ -35,11 +35,12 @@ Only players within `WINDOW` places of each other in the free players' rank orde
 pair, and more than `GROUP` free players are paired in groups of consecutive ranks (the newest set aside
 first when they are odd), as lichess pairs groups of 100: closeness makes farther pairs worse anyway, and
 the blossom algorithm's time grows faster than the players' count (pure Python: 200 players in one
-complete graph take seconds, in groups a tenth of a second; bench/tournament.py prints the figure).
+complete graph take seconds, in groups well under one; bench/arena_pairing.py prints the figures).
 """
 
 from __future__ import annotations
 
+import bisect
 import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -225,14 +226,19 @@ class Arena:
 
     # ------------------------------------------------------------------ players
 
+    def _index(self, user_id: int) -> int:
+        """Where the player's entry is (the entries are in user id order), or -1."""
+        index = bisect.bisect_left(self.entries, user_id, key=lambda e: e.user_id)
+        return index if index < len(self.entries) and self.entries[index].user_id == user_id else -1
+
     def entry(self, user_id: int) -> Entry:
-        for entry in self.entries:
-            if entry.user_id == user_id:
-                return entry
-        raise ArenaError(f"user {user_id} is not in this arena")
+        index = self._index(user_id)
+        if index < 0:
+            raise ArenaError(f"user {user_id} is not in this arena")
+        return self.entries[index]
 
     def __contains__(self, user_id: object) -> bool:
-        return any(e.user_id == user_id for e in self.entries)
+        return isinstance(user_id, int) and self._index(user_id) >= 0
 
     def join(self, user_id: int, rating: float, at: float) -> Arena:
         """The arena with the player in it, free from `at`; a player already in it comes back from a pause."""
@@ -270,9 +276,9 @@ class Arena:
             raise ArenaError(f"game {game_id}: user {first} cannot play themselves")
         if any(g.game_id == game_id for g in self.playing) or game_id in self.scored:
             raise ArenaError(f"game {game_id} is already in this arena")
-        free = self.free()
         for user_id in (first, second):
-            if user_id not in free:
+            index = self._index(user_id)
+            if index < 0 or self.entries[index].paused or self.game_of(user_id) is not None:
                 raise ArenaError(f"game {game_id}: user {user_id} is not free (unknown, paused or playing)")
         return replace(self, playing=(*self.playing, Playing(game_id, (first, second))))
 
@@ -281,9 +287,9 @@ class Arena:
 
         Exactly once: a game already scored leaves the arena as it is. A game the arena does not know, or
         a winner who did not play it, is an ArenaError."""
-        if game_id in self.scored:
-            return self
         game = next((g for g in self.playing if g.game_id == game_id), None)
+        if game is None and game_id in self.scored:
+            return self
         if game is None:
             raise ArenaError(f"game {game_id} is not in progress in this arena")
         if winner not in game.players:
@@ -306,7 +312,8 @@ class Arena:
         )
 
     def _with(self, entry: Entry) -> Arena:
-        return replace(self, entries=tuple(entry if e.user_id == entry.user_id else e for e in self.entries))
+        index = self._index(entry.user_id)
+        return replace(self, entries=(*self.entries[:index], entry, *self.entries[index + 1 :]))
 
     # ------------------------------------------------------------------ standings and pairing
 
@@ -387,8 +394,9 @@ def pair_free(free: Iterable[Candidate]) -> tuple[tuple[int, int], ...]:
         raise ArenaError("a player is twice among the free players")
     if len(players) < 2:
         return ()
+    last_rank = players[-1].rank  # the rank factor's scale: the same for every group
     if len(players) <= GROUP:
-        return _matching(players)
+        return _matching(players, last_rank)
     if len(players) % 2:
         newest = max(players, key=lambda c: (c.free_since, c.user_id))
         players = [c for c in players if c is not newest]
@@ -398,14 +406,14 @@ def pair_free(free: Iterable[Candidate]) -> tuple[tuple[int, int], ...]:
     start = 0
     for g in range(groups):
         size = 2 * (pairs_each + (1 if g < extra else 0))
-        pairs.extend(_matching(players[start : start + size]))
+        pairs.extend(_matching(players[start : start + size], last_rank))
         start += size
     return tuple(pairs)
 
 
-def _matching(players: Sequence[Candidate]) -> tuple[tuple[int, int], ...]:
+def _matching(players: Sequence[Candidate], last_rank: int) -> tuple[tuple[int, int], ...]:
+    """The best pairing of `players` (in rank order) by the module's aims, as one weighted matching."""
     n = len(players)
-    last_rank = max(c.rank for c in players)
     edges: list[tuple[int, int, int, bool]] = []  # (i, j, cost, rematch) with i < j in rank order
     for i, a in enumerate(players):
         for j in range(i + 1, min(n, i + 1 + WINDOW)):

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import pytest
 
@@ -277,3 +280,43 @@ def test_the_standings_round_trip_through_json_with_every_kind_of_result() -> No
     arena = arena.start("g9", 1, 3).pause(2)
     again = Arena.from_json(json.loads(json.dumps(arena.to_json())))
     assert again == arena and again.standings() == arena.standings()
+
+
+def test_the_pairing_bench_prints_its_figures() -> None:
+    script = Path(__file__).resolve().parents[2] / "bench" / "arena_pairing.py"
+    run = subprocess.run(
+        [sys.executable, str(script), "--players", "20", "--rounds", "2", "--games", "50"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    figures = json.loads(run.stdout.splitlines()[-1])
+    assert figures["players"] == 20 and figures["rematches"] == 0 and figures["p50_s"] >= 0
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_an_arena_played_at_random_keeps_its_books(seed: int) -> None:
+    """Games paired by the arena, ended in any order, players pausing and coming back: every result is on
+    both sheets once, nobody plays two games at once, the standings rank everyone once."""
+    rng = random.Random(seed)
+    arena = arena_of(*range(1, rng.randint(3, 30)), rating=1500.0)
+    now, number = 0.0, 0
+    for _ in range(60):
+        now += 1.0
+        for a, b in arena.pairings():
+            arena = arena.start(f"g{number}", a, b)
+            number += 1
+        for game in rng.sample(arena.playing, rng.randint(0, len(arena.playing))):
+            arena = arena.record(game.game_id, rng.choice(game.players), at=now, walkover=rng.random() < 0.1)
+        if rng.random() < 0.3:
+            user_id = rng.choice(arena.entries).user_id
+            arena = arena.pause(user_id) if rng.random() < 0.5 else arena.resume(user_id, at=now)
+        busy = [u for game in arena.playing for u in game.players]
+        assert len(busy) == len(set(busy)) and not set(busy) & set(arena.free())
+    results = sum(len(e.sheet.results) for e in arena.entries)
+    assert results == 2 * len(arena.scored) and len(set(arena.scored)) == len(arena.scored)
+    assert [s.rank for s in arena.standings()] == list(range(1, len(arena.entries) + 1))
+    points = sorted((s.points for s in arena.standings()), reverse=True)
+    assert [s.points for s in arena.standings()] == points
+    assert Arena.from_json(json.loads(json.dumps(arena.to_json()))) == arena
