@@ -71,6 +71,7 @@ class Pairing:
     walkover: bool = False
     seq: int = 0  # the order results came in (1, 2, ...): an arena's streaks follow it
     after: int = 0  # how many results had come in when it was made (arena_of replays the two in order)
+    score: tuple[int, int] = (1, 0)  # once over: the winner's points, the loser's (a match's score)
 
     @property
     def done(self) -> bool:
@@ -88,6 +89,8 @@ class Pairing:
             out["a"] = self.after
         if self.winner is not None:
             out.update(w=self.winner, n=self.seq, **({"wo": 1} if self.walkover else {}))
+            if self.score != (1, 0):
+                out["sc"] = list(self.score)
         return out
 
     @classmethod
@@ -101,6 +104,7 @@ class Pairing:
             bool(d.get("wo")),
             int(d.get("n", 0)),
             int(d.get("a", 0)),
+            (int(d["sc"][0]), int(d["sc"][1])) if d.get("sc") else (1, 0),
         )
 
 
@@ -229,13 +233,16 @@ class Tournament:
             started = replace(started, bracket=seeded_bracket(self.entrants))
         return started.step(now, new_id)
 
-    def record(self, game_id: str, winner: int, walkover: bool) -> Tournament:
-        """The result of the game `game_id` (its winner's user id); a second result of it changes nothing."""
+    def record(
+        self, game_id: str, winner: int, walkover: bool, score: tuple[int, int] = (1, 0)
+    ) -> Tournament:
+        """The result of the game `game_id` (its winner's user id, `score`: theirs and the loser's); a second
+        result of it changes nothing."""
         pairing = self.game(game_id)
         if pairing is None or pairing.done or winner not in pairing.players:
             return self
         seq = 1 + max((g.seq for g in self.games), default=0)
-        done = replace(pairing, winner=winner, walkover=walkover, seq=seq)
+        done = replace(pairing, winner=winner, walkover=walkover, seq=seq, score=score)
         games = tuple(done if g.game == game_id else g for g in self.games)
         out = replace(self, games=games, version=self.version + 1)
         if walkover and self.kind == "arena":
@@ -455,9 +462,10 @@ def round_count(t: Tournament) -> int:
 # ---------------------------------------------------------------------- a tournament game's end
 
 
-def result_of(table: Table) -> tuple[int, bool] | None:
-    """A finished tournament game's winner (user id) and whether it was a walkover (the loser's time ran out
-    before they made a single move in the first game); None while it goes on."""
+def result_of(table: Table) -> tuple[int, bool, tuple[int, int]] | None:
+    """A finished tournament game's winner (user id), whether it was a walkover (the loser's time ran out
+    before they made a single move in the first game) and the score (the winner's points, the loser's: a
+    match's, or 1-0 for a single game); None while it goes on."""
     if not table.over or (table.match.is_match and not table.match.over):
         return None
     result = table.game.result
@@ -467,7 +475,8 @@ def result_of(table: Table) -> tuple[int, bool] | None:
     if winner is None:
         return None
     loser = Side(winner).other
-    return table.players[winner].user_id, is_walkover(table, loser)
+    score = (table.match.score[winner], table.match.score[loser]) if table.match.is_match else (1, 0)
+    return table.players[winner].user_id, is_walkover(table, loser), score
 
 
 def is_walkover(table: Table, loser: Side) -> bool:

@@ -186,8 +186,8 @@ def test_an_arena_of_six_walks_over_two_players_who_never_move_and_ends_on_time(
     t = _wait_tourney(tg, redis_url, lambda t: t["stage"] == "over", "the arena over")
     assert all("w" in g for g in t["games"])
     assert all(not ({2, 4} & set(g["p"])) for g in t["games"][3:])
-    final = ann.wait_message(lambda m: "The tournament is over!" in m.body, GROUP)
-    assert "🥇" in final.body
+    final = ann.wait_message(lambda m: "The tournament is over!" in m.body and m.photo is not None, GROUP)
+    assert "🥇" in final.body  # the podium's picture, the places as its caption
     tg.settle()
     overs = [
         m
@@ -252,8 +252,8 @@ def test_a_knockout_of_five_gives_byes_to_the_top_seeds_and_a_walkover(
     forged = ben.press_data(finished, callbacks.rematch(final["g"], version))  # the tournament pairs, not he
     assert isinstance(forged, CallbackAnswer) and forged.show_alert and "no rematch" in (forged.text or "")
     t = _wait_tourney(tg, redis_url, lambda t: t["stage"] == "over", "the knockout over")
-    message = ann.wait_message(lambda m: "The tournament is over!" in m.body, GROUP)
-    assert "🥇 Ann" in message.body and "🥈 Ben" in message.body and "🥉" in message.body
+    message = ann.wait_message(lambda m: "The tournament is over!" in m.body and m.photo is not None, GROUP)
+    assert "🥇 Ann" in message.body and "🥈 Ben" in message.body and "🥉" in message.body  # under the bracket
     body = tg.message(GROUP, card.message_id).body
     assert "Final: Ann – Ben → Ann" in body or "Final: Ben – Ann → Ann" in body, body
     assert "(walkover)" in body

@@ -8,6 +8,7 @@ boards (bot/telegram/boards.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 
@@ -21,7 +22,7 @@ from bot.model.flow import Refused
 from bot.model.tournament import Tournament
 from bot.service import tournaments
 from bot.storage import StorageError
-from bot.telegram import button_homes, display
+from bot.telegram import button_homes, display, tourney_pictures
 from bot.telegram.callbacks import BadCallback, Callback
 from bot.telegram.handlers.common import (
     N_,
@@ -271,6 +272,30 @@ async def join_from_link(update: Update, context: ContextTypes.DEFAULT_TYPE, tou
 # ---------------------------------------------------------------------- the sweeper
 
 
+def announce(d: Deps, tour: Tournament) -> None:
+    """The one last message in the group: the bracket or the podium as a picture, the places under it (the
+    places alone if the picture cannot be drawn or sent)."""
+    lt = texts(tour.lang)
+    caption = podium_text(lt, tour)
+    bot = d.boards.bot
+
+    async def send() -> None:
+        try:
+            photo = await asyncio.to_thread(tourney_pictures.picture, lt.for_picture(), tour)
+        except Exception:  # a picture that cannot be drawn costs the picture, not the message
+            log.exception("tournament %s: its picture could not be drawn", tour.id)
+            photo = None
+        if photo is not None:
+            try:
+                await bot.send_photo(tour.chat_id, photo, caption=caption)
+                return
+            except TelegramError as err:
+                log.warning("tournament %s: its picture was not sent: %s", tour.id, err)
+        await display.say(bot, tour.chat_id, caption)
+
+    d.outbox.post(tour.chat_id, send, "a tournament's last message")
+
+
 class Tourneys(Sweeping):
     """Moves every tournament on when it is due (one runs in every worker; a compare-and-set decides)."""
 
@@ -306,7 +331,7 @@ class Tourneys(Sweeping):
         if ended:
             self.cards.pop(tourney_id, None)
             if after.stage == "over":
-                d.say(after.chat_id, podium_text(texts(after.lang), after))
+                announce(d, after)
 
     def refresh(self, tour: Tournament) -> None:
         """Edit the card if what it says changed since this worker last edited it."""
