@@ -16,6 +16,7 @@ import urllib.parse
 from telegram.error import InvalidToken, NetworkError
 from telegram.ext import Updater
 
+from bot.app import with_board_page
 from bot.config import Config, ConfigError, setup_logging
 from bot.embedded_redis import EmbeddedRedis, EmbeddedRedisError
 from bot.model.flow import engine_computer
@@ -77,8 +78,9 @@ def main(argv: list[str] | None = None) -> int:
         reminders_per_game=config.reminders_per_game,
         media_chat=config.media_chat_id,
         analysts=analysts,
-        webapp=config.webapp,
     )
+    if config.webapp is not None:  # the board page's server, started and stopped with the bot
+        with_board_page(app, config.webapp)
     loop = new_event_loop()
     log.info("event loop: %s.%s", type(loop).__module__, type(loop).__name__)
     try:

@@ -1,9 +1,10 @@
 """Sample boards for a person to look at: `python -m render.gallery OUT_DIR`.
 
 Writes both starts, a hit with a checker on the bar, a bear-off, a finished game with koks, long nardy
-with a six-block, both sides' views of one position, and names in several scripts; then, in each language
-the bot speaks, a short game in a match against the computer and a finished long game (`language_samples`:
-the words come translated from the bot's catalogues, read by the command only; render/ never translates).
+with a six-block, both sides' views of one position, and names in several scripts. `language_samples` are
+a short game in a match against the computer and a finished long game in the words of a `gettext` passed in:
+render/ never translates; the bot's gallery (bot/views/gallery.py) passes its catalogues in and writes these
+boards in every language it speaks too.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from engine.sides import Side, to_absolute
 from render.board import FILE_EXTENSION, render_board
@@ -170,28 +170,25 @@ def language_samples(lang: str, gettext: Callable[..., str]) -> dict[str, BoardV
     }
 
 
-def translated_samples() -> dict[str, BoardView]:
-    """`language_samples` in every language of the bot's catalogues (none when the bot is not installed)."""
-    try:
-        from bot.i18n import LANGUAGES, texts
-    except ImportError:
-        return {}
-    out: dict[str, BoardView] = {}
-    for lang in LANGUAGES:
-        t: Any = texts(lang).for_picture()
-        out.update(language_samples(lang, t.gettext))
-    return out
-
-
-def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: python -m render.gallery OUT_DIR", file=sys.stderr)
-        return 2
-    out = Path(argv[0])
+def write(out: Path, views: dict[str, BoardView]) -> list[Path]:
+    """Each view drawn into `out` (made if missing) as <stem>.jpg; the files written, in order."""
     out.mkdir(parents=True, exist_ok=True)
-    for stem, view in {**samples(), **translated_samples()}.items():
+    written = []
+    for stem, view in views.items():
         path = out / f"{stem}{FILE_EXTENSION}"
         path.write_bytes(render_board(view))
+        written.append(path)
+    return written
+
+
+def main(
+    argv: list[str], views: Callable[[], dict[str, BoardView]] = samples, command: str = "render.gallery"
+) -> int:
+    """`python -m render.gallery OUT_DIR`: `views()` drawn into OUT_DIR, each file's path printed."""
+    if len(argv) != 1:
+        print(f"usage: python -m {command} OUT_DIR", file=sys.stderr)
+        return 2
+    for path in write(Path(argv[0]), views()):
         print(path)
     return 0
 

@@ -12,14 +12,9 @@ Redis Cluster.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import redis.asyncio as aioredis
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from bot.model.stats import (
     HIDDEN,
@@ -35,7 +30,7 @@ from bot.model.stats import (
     variant_stats,
 )
 from bot.storage import scripts
-from bot.storage.client import StorageError, StorageUnavailable
+from bot.storage.client import redis_errors
 from bot.storage.keys import (
     chat_board_key,
     global_board_key,
@@ -45,21 +40,6 @@ from bot.storage.keys import (
     stats_key,
     user_settings_key,
 )
-
-
-class StatsError(StorageError):
-    """Redis refused a statistics script (a bug: the input was checked before)."""
-
-
-@asynccontextmanager
-async def _redis_errors(what: str) -> AsyncIterator[None]:
-    """redis-py errors at this boundary: unreachable -> StorageUnavailable, a refused script -> StatsError."""
-    try:
-        yield
-    except (RedisConnectionError, RedisTimeoutError, OSError) as err:
-        raise StorageUnavailable(f"{what}: redis unreachable: {err}") from err
-    except RedisError as err:
-        raise StatsError(f"{what}: {err}") from err
 
 
 def _text(x: Any) -> str:
@@ -81,33 +61,33 @@ class ResultStore:
 
     async def record(self, finished: FinishedGame, now: float) -> RecordOutcome:
         """Record a finished game (atomic; once per `finished.key`: a repeat returns the first outcome)."""
-        async with _redis_errors(f"record game {finished.key}"):
+        async with redis_errors(f"record game {finished.key}"):
             raw = await self._record_script(keys=[], args=[finished.to_json(), repr(now)])
         return RecordOutcome.from_json(_text(raw))
 
     async def forget_user(self, user_id: int) -> int:
         """Delete the user's statistics, ratings, history and name, and take them off every leaderboard.
         Returns how many keys and leaderboard entries went (0: there was nothing)."""
-        async with _redis_errors(f"forget stats of user {user_id}"):
+        async with redis_errors(f"forget stats of user {user_id}"):
             return int(await self._forget_script(keys=[], args=[user_id]))
 
     async def set_hidden(self, user_id: int, hidden: bool) -> None:
         """Hide the user from the global leaderboards (or show them again, if they qualify), and keep the
         choice (the /settings hash's "top" field, which later results read)."""
-        async with _redis_errors(f"hide user {user_id}"):
+        async with redis_errors(f"hide user {user_id}"):
             await self._hide_script(keys=[], args=[user_id, "1" if hidden else "0"])
 
     # ------------------------------------------------------------------ reads
 
     async def recorded(self, key: str) -> RecordOutcome | None:
         """What recording the game `key` ("<table id>/<number>") did, if it was recorded (its marker)."""
-        async with _redis_errors(f"read the record of game {key}"):
+        async with redis_errors(f"read the record of game {key}"):
             raw = await self._r.get(marker_key(key))
         return None if raw is None else RecordOutcome.from_json(_text(raw))
 
     async def stats_of(self, user_id: int) -> PlayerStats:
         """The user's statistics in both variants (zeros and the start rating where nothing was recorded)."""
-        async with _redis_errors(f"stats of user {user_id}"), self._r.pipeline(transaction=False) as pipe:
+        async with redis_errors(f"stats of user {user_id}"), self._r.pipeline(transaction=False) as pipe:
             pipe.hgetall(stats_key(user_id))
             pipe.hget(user_settings_key(user_id), HIDDEN_FIELD)
             raw, hidden = await pipe.execute()
@@ -125,7 +105,7 @@ class ResultStore:
         """The user's last RATING_POINTS ratings in `variant`, oldest first (empty: never rated)."""
         if variant not in VARIANTS:
             raise ValueError(f"variant {variant!r} is not one of {VARIANTS}")
-        async with _redis_errors(f"rating history of user {user_id}"):
+        async with redis_errors(f"rating history of user {user_id}"):
             raw = await self._r.lrange(rating_key(user_id, variant), 0, -1)
         points = []
         for item in raw:
@@ -146,7 +126,7 @@ class ResultStore:
             raise ValueError(f"variant {variant!r} is not one of {VARIANTS}")
         if n < 1:
             return ()
-        async with _redis_errors(f"leaderboard {board}"):
+        async with redis_errors(f"leaderboard {board}"):
             flat = [_text(x) for x in await self._top_script(keys=[board], args=[variant, n])]
         return tuple(
             TopEntry(
@@ -164,7 +144,7 @@ class ResultStore:
         """The user's last `n` games (at most HISTORY_GAMES), newest first, with their opponents' names now."""
         if n < 1:
             return ()
-        async with _redis_errors(f"history of user {user_id}"):
+        async with redis_errors(f"history of user {user_id}"):
             raw = [_text(x) for x in await self._r.lrange(history_key(user_id), 0, min(n, HISTORY_GAMES) - 1)]
             entries = [HistoryEntry.from_json(item) for item in raw]
             opponents = sorted({e.opponent_id for e in entries if e.opponent_id})

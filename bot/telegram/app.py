@@ -7,6 +7,7 @@ import gc
 import logging
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats, Update
 from telegram.error import TelegramError
@@ -24,7 +25,6 @@ from telegram.ext import (
 )
 
 from bot.config import (
-    WebAppConfig,
     api_base_url,
     claim_after_from_env,
     reminders_from_env,
@@ -55,11 +55,9 @@ from bot.telegram.handlers import (
 )
 from bot.telegram.handlers.common import Deps, on_error
 from bot.telegram.http_request import AiohttpRequest
-from bot.telegram.keyboards import WebAppLinks
 from bot.telegram.outbox import Outbox
 from bot.telegram.rate_limit import ChatRateLimiter
 from bot.telegram.reminders import Reminders
-from bot.web.server import WebServer
 from bot.workers.computer import ComputerProcesses
 
 log = logging.getLogger(__name__)
@@ -73,11 +71,11 @@ SWEEPER = (
     "nardy.sweeper"  # ends quick-match searches that waited too long (bot/telegram/handlers/quickmatch.py)
 )
 CLOCKS = "nardy.clocks"  # live games' flags and warnings (bot/telegram/handlers/clocks.py)
-TOURNEYS = (
-    tournaments.TOURNEYS_KEY
-)  # tournaments moved on, their cards (bot/telegram/handlers/tournaments.py)
-WEB = "nardy.web"  # the board page's server (bot/web/server.py), when NARDY_WEBAPP_URL is set
-WEB_STOP = 0.5  # seconds of STOP_GRACE the board page's server gets to close its sockets and stop
+# tournaments moved on, their cards (bot/telegram/handlers/tournaments.py)
+TOURNEYS = tournaments.TOURNEYS_KEY
+COMPANIONS = (
+    "nardy.companions"  # what runs beside the bot in its loop (add_companion: the board page's server)
+)
 # The updates the bot handles: no edited messages (an edited "/resign" must not resign again), no
 # channel posts, polls or member changes.
 ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.INLINE_QUERY, Update.CHOSEN_INLINE_RESULT]
@@ -137,6 +135,26 @@ GROUP_COMMANDS = (
 )
 
 
+class Companion(Protocol):
+    """A part that runs beside the Telegram front, in its process and loop, composed with it from above
+    (bot/app.py: the board page's server): started first when the bot starts (a failed start stops the
+    bot's start), stopped first when it stops, with `timeout` seconds of STOP_GRACE's share left."""
+
+    async def start(self) -> None: ...
+
+    async def stop(self, timeout: float) -> None: ...
+
+
+def add_companion(app: Application, companion: Companion) -> None:
+    """Start and stop `companion` with the bot (in the order added)."""
+    app.bot_data.setdefault(COMPANIONS, []).append(companion)
+
+
+def companions(app: Application) -> list[Companion]:
+    found: list[Companion] = app.bot_data.get(COMPANIONS, [])
+    return found
+
+
 def command_menu(lang: str, names: tuple[str, ...]) -> list[BotCommand]:
     """The command menu of a scope in one language."""
     t = texts(lang)
@@ -193,13 +211,10 @@ async def publish_profile(app: Application) -> None:
 
 
 async def on_start(app: Application) -> None:
-    """Once the bot runs: the board page's server (if configured: a port it cannot take stops the start), its
-    profile, then the board healer (which first redraws every marked board)."""
-    web: WebServer | None = app.bot_data.get(WEB)
-    if web is not None:
-        await web.start()
-        if web.config is not None:
-            services(app).boards.links = WebAppLinks(web.config.url, app.bot.username, web.config.name)
+    """Once the bot runs: its companions (the board page's server, if configured: a port it cannot take stops
+    the start), its profile, then the board healer (which first redraws every marked board)."""
+    for companion in companions(app):
+        await companion.start()
     try:
         await publish_profile(app)
     except TelegramError as err:  # the menus are a nicety: the bot works without them
@@ -222,9 +237,10 @@ async def on_stop(app: Application) -> None:
     def left() -> float:
         return max(0.05, until - loop.time())
 
-    web: WebServer | None = app.bot_data.get(WEB)
-    if web is not None:  # first: no page presses while the rest stops (each page connects again later)
-        await web.stop(min(WEB_STOP, left()))
+    for companion in companions(
+        app
+    ):  # first: no page presses while the rest stops (each page connects again)
+        await companion.stop(left())
     await app.bot_data[REMINDERS].stop(left())  # first: a reminder it takes still goes out through the outbox
     await app.bot_data[SWEEPER].stop(left())  # likewise a search it ends
     await app.bot_data[CLOCKS].stop(left())  # likewise a flag or a warning
@@ -266,7 +282,6 @@ def build_application(
     media_chat: int | None = None,
     seek_timeout: float | None = None,
     analysts: ComputerProcesses | None = None,
-    webapp: WebAppConfig | None = None,
 ) -> Application:
     """The bot: storage, dice (secrets unless a test scripts them), the computer opponent, every handler.
 
@@ -279,7 +294,7 @@ def build_application(
     (NARDY_MEDIA_CHAT_ID): where inline games' pictures are uploaded; None: no inline games. `seek_timeout`
     (default: NARDY_SEEK_TIMEOUT, else 300 s): how long a quick-match search waits for an opponent.
     `analysts`: the computer worker processes that also work out analyses and hints (None: a thread).
-    `webapp` (NARDY_WEBAPP_*): the board page's server, started and stopped with the bot; None: no page."""
+    The board page's server is no part of it: bot/app.py adds it as a companion (add_companion)."""
     root = api_url or "https://api.telegram.org"
     requests = (
         AiohttpRequest(
@@ -346,8 +361,6 @@ def build_application(
     app.bot_data[SWEEPER] = quickmatch.Sweeper(d)
     app.bot_data[CLOCKS] = clocks.Clocks(d) if clocks_every is None else clocks.Clocks(d, clocks_every)
     app.bot_data[TOURNEYS] = tournaments.Tourneys(d)
-    if webapp is not None:  # a page's press goes through these same Deps: it redraws the chat's boards
-        app.bot_data[WEB] = WebServer.for_bot(d, webapp, token, limits)
 
     if drop_repeats:
         app.add_handler(TypeHandler(Update, gate.drop_repeated_update), group=-2)

@@ -22,7 +22,7 @@ from aiohttp import web
 from bot.config import WebAppConfig
 from bot.service.context import Services
 from bot.service.rates import Limits
-from bot.web import CONTENT_SECURITY_POLICY, PAGE, STATIC_DIR
+from bot.web import CONTENT_SECURITY_POLICY, CONTENT_TYPES, PAGE, STATIC_DIR
 from bot.web.live import Live
 from bot.web.sockets import Signer, Sockets
 
@@ -34,7 +34,6 @@ HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
-TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html", ".svg": "image/svg+xml"}
 
 
 class WebServerError(RuntimeError):
@@ -53,7 +52,9 @@ class StaticFile:
     @classmethod
     def read(cls, path: Path) -> StaticFile:
         body = path.read_bytes()
-        kind = TYPES.get(path.suffix) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        kind = (
+            CONTENT_TYPES.get(path.suffix) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        )
         return cls(
             body, gzip.compress(body, 9, mtime=0), kind, '"' + hashlib.sha256(body).hexdigest()[:20] + '"'
         )
@@ -73,7 +74,7 @@ class StaticFile:
 
 
 def static_files(folder: Path = STATIC_DIR) -> dict[str, StaticFile]:
-    """Every file under `folder` by its path there ("board.js", "sandbox/start.js"): read once, so that a
+    """Every file under `folder` by its path there ("board/main.js", "sandbox/sandbox.js"): read once, so that a
     request names a file of this dict or nothing (no path is ever joined from a request)."""
     return {
         path.relative_to(folder).as_posix(): StaticFile.read(path)

@@ -4,8 +4,9 @@ non-double can be used, the larger if possible). Plays are deduplicated by the p
 
 `TurnGenerator` is the lowest layer of a game's `Rules` (engine/rules/base.py): each game supplies its
 single-move law (`_single_moves`) and how a move changes the board (`_apply`), and may override the hooks
-with defaults here (the head limit, the flags of a turn's positions, a final position's legality, a faster
-way to the outcomes). The move picker (picker.py) and the play parser (notation.py) build on it.
+with defaults here (the head limit, the flags of a turn's positions, a final position's legality, a
+preference among the kept outcomes, a faster way to the outcomes). The move picker (picker.py) and the play
+parser (notation.py) build on it.
 """
 
 from __future__ import annotations
@@ -81,6 +82,11 @@ class TurnGenerator(ABC):
         """RULES §2.3 step 1 (long nardy, BLOCK_TIMING=end_of_turn); always true elsewhere."""
         return True
 
+    def _preferred(self, outcomes: Outcomes) -> Outcomes:
+        """A game's own preference among the outcomes kept by the most-dice law (short nardy's full pip rule,
+        a house rule), applied by `_outcomes`: all of them unless a game says otherwise."""
+        return outcomes
+
     def _fast_path(self, dice: Dice) -> bool:
         """Whether the specialised generators apply (they need order-independent single moves)."""
         return True
@@ -143,10 +149,7 @@ class TurnGenerator(ABC):
                 longest, outcomes = self._non_double_outcomes(position, dice, head_limit)
         else:
             longest, outcomes = self._kept(self._search(position, dice, head_limit), dice)
-        if self.options.full_pip_rule and self.name == "short" and len(outcomes) > 1:
-            best = min(sum(p * n for p, n in enumerate(x)) for x, _ in outcomes)
-            outcomes = {k: v for k, v in outcomes.items() if sum(p * n for p, n in enumerate(k[0])) == best}
-        return longest, outcomes
+        return longest, self._preferred(outcomes)
 
     def _non_double_outcomes(self, position: Position, dice: Dice, head_limit: int) -> tuple[int, Outcomes]:
         """Two dice, two orders, two levels: no intermediate bookkeeping needed."""

@@ -8,7 +8,7 @@ from typing import ClassVar
 from engine.position import Position
 from engine.position_id import gnubg_position_from_id, gnubg_position_id
 from engine.rules.base import Rules
-from engine.rules.generator import Counts, RawMove
+from engine.rules.generator import Counts, Outcomes, RawMove
 from engine.scoring import WinKind
 
 _START = (0, 0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0)
@@ -58,6 +58,13 @@ class ShortNardy(Rules):
         if hit:
             o[25 - dst] -= 1
             o[25] += 1
+
+    def _preferred(self, outcomes: Outcomes) -> Outcomes:
+        """FULL_PIP_RULE (seed 000 r.26): of the kept outcomes, only those leaving X the fewest pips."""
+        if not self.options.full_pip_rule or len(outcomes) < 2:
+            return outcomes
+        best = min(sum(p * n for p, n in enumerate(x)) for x, _ in outcomes)
+        return {k: v for k, v in outcomes.items() if sum(p * n for p, n in enumerate(k[0])) == best}
 
     def score_loser(self, loser: tuple[int, ...]) -> WinKind:
         if loser[0]:

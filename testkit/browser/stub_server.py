@@ -19,7 +19,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from bot.web import CONTENT_SECURITY_POLICY, PAGE, STATIC_DIR
+from bot.web import CONTENT_SECURITY_POLICY, CONTENT_TYPES, PAGE, STATIC_DIR
 from bot.web.protocol import Hello, ProtocolError, error_message, parse_client_message, refused_message
 from engine import Side
 from testkit.browser.stub_table import StubTable
@@ -79,7 +79,7 @@ class StubServer:
                 app.router.add_get("/app", _redirect)
                 app.router.add_get("/app/", self._page)
                 app.router.add_get("/app/ws", self._socket)
-                app.router.add_get("/app/static/{name}", self._file)
+                app.router.add_get("/app/static/{name:.+}", self._file)
                 runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
                 loop.run_until_complete(runner.setup())
                 loop.run_until_complete(web.SockSite(runner, sock).start())
@@ -167,11 +167,11 @@ class StubServer:
         return web.FileResponse(self.static / PAGE.name, headers={"Cache-Control": "no-cache"})
 
     async def _file(self, request: web.Request) -> web.StreamResponse:
-        name = request.match_info["name"]
+        name = request.match_info["name"]  # "board.css", "board/main.js": no "..", no hidden file
         path = self.static / name
-        if "/" in name or name.startswith(".") or not path.is_file():
+        if any(not part or part.startswith(".") for part in name.split("/")) or not path.is_file():
             raise web.HTTPNotFound()
-        return web.FileResponse(path, headers={"Cache-Control": "no-cache"})
+        return web.FileResponse(path, headers={"Cache-Control": "no-cache", "Content-Type": _type(path)})
 
     async def _socket(self, request: web.Request) -> web.StreamResponse:
         if self.down:
@@ -248,6 +248,11 @@ async def _security_headers(request: web.Request, handler: Any) -> web.StreamRes
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["Referrer-Policy"] = "no-referrer"
     return response
+
+
+def _type(path: Path) -> str:
+    """A file's type as the bot's server sends it (a module script must come as JavaScript)."""
+    return CONTENT_TYPES.get(path.suffix) or "application/octet-stream"
 
 
 async def _redirect(request: web.Request) -> web.StreamResponse:

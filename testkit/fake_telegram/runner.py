@@ -11,6 +11,7 @@ from typing import Any
 from telegram import Update
 from telegram.ext import Application, BaseRateLimiter, TypeHandler
 
+from bot.app import with_board_page
 from bot.config import WebAppConfig
 from bot.model.flow import ComputerPlayer, DiceSource, engine_computer
 from bot.service.rates import Limits
@@ -149,8 +150,9 @@ class BotRunner:
             media_chat=self.media_chat,
             clock=self.clock,
             clocks_every=self.clocks_every,
-            webapp=self.webapp,
         )
+        if self.webapp is not None:
+            with_board_page(app, self.webapp)
         app.add_handler(TypeHandler(Update, self._count), group=-3)
         self.app = app
         try:

@@ -7,8 +7,11 @@ from __future__ import annotations
 import random
 import re
 import string
+import subprocess
+import sys
 import unicodedata
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -307,8 +310,8 @@ def test_a_whole_game_in_each_language_leaves_no_english_in_the_captions(
 
 
 def test_the_gallery_draws_two_boards_in_every_language_with_nothing_shortened() -> None:
+    from bot.views.gallery import translated_samples
     from render.board import render_board
-    from render.gallery import translated_samples
 
     boards = translated_samples()
     assert sorted({stem.split("-")[0] for stem in boards}) == sorted(LANGUAGES)
@@ -316,3 +319,20 @@ def test_the_gallery_draws_two_boards_in_every_language_with_nothing_shortened()
         assert render_board(view)[:2] == b"\xff\xd8", stem  # a JPEG
         if shapes_right_to_left() or stem.split("-")[0] not in RIGHT_TO_LEFT:
             assert shortened(view) == [], stem
+
+
+def test_the_bots_gallery_runs_as_a_module_and_writes_every_sample_in_every_language(tmp_path: Path) -> None:
+    from bot.views.gallery import every_sample
+
+    done = subprocess.run(
+        [sys.executable, "-m", "bot.views.gallery", str(tmp_path / "out")],
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    written = sorted(path.stem for path in (tmp_path / "out").glob("*.jpg"))
+    assert written == sorted(every_sample())
+    assert {stem.split("-")[0] for stem in written} >= set(LANGUAGES)

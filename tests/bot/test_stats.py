@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import socket
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
@@ -15,7 +16,7 @@ import redis.asyncio as aioredis
 from bot.model import stats
 from bot.model.ratings import Rated, rate
 from bot.model.stats import FinishedGame, PlayerRef, RatingChange, RecordOutcome
-from bot.storage import scripts
+from bot.storage import StorageFault, StorageUnavailable, scripts
 from bot.storage.keys import MARKER_TTL, USER_TTL, chat_board_key, global_board_key, stats_key
 from bot.storage.results import ResultStore
 
@@ -366,3 +367,20 @@ async def test_big_user_ids_keep_every_digit_in_the_keys(results: ResultStore) -
     await results.record(game("big/1", big, BOB, mode="group", chat_id=GROUP), NOW)
     assert (await results.stats_of(big.user_id)).of("short").wins == 1
     assert [e.user_id for e in await results.top_of_chat(GROUP, "short")] == [big.user_id, BOB.user_id]
+
+
+async def test_the_results_store_translates_redis_errors_as_every_store_does(r: aioredis.Redis) -> None:
+    """One translation for all stores (bot/storage/client.py's redis_errors): a refused command is a
+    StorageFault to log as the bug it is, an unreachable Redis a StorageUnavailable, each naming what failed."""
+    await r.set(stats_key(9001), "not a hash")
+    with pytest.raises(StorageFault, match=r"stats of user 9001: redis error: .*WRONGTYPE"):
+        await ResultStore(r).stats_of(9001)
+    with socket.socket() as sock:  # a port where nothing listens
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    nowhere = aioredis.Redis.from_url(f"redis://127.0.0.1:{port}", decode_responses=True)
+    try:
+        with pytest.raises(StorageUnavailable, match="history of user 9001: redis unreachable"):
+            await ResultStore(nowhere).history_of(9001)
+    finally:
+        await nowhere.aclose()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+from typing import ClassVar
+
 import pytest
 
 from engine import (
@@ -13,11 +16,13 @@ from engine import (
     Options,
     Phase,
     Position,
+    ShortNardy,
     Side,
     WinKind,
     WrongPhaseError,
     find_rules,
 )
+from testkit.random_play import random_play_positions, random_short_position
 
 WINNER_DONE = {0: 15}
 
@@ -188,3 +193,27 @@ def test_a_finished_long_game_with_the_losers_home_full_loads_back() -> None:
     game = Game(rules, Phase.MOVE, Side.WHITE, position, dice=Dice(1, 2)).play("1/off")
     assert game.phase is Phase.OVER
     assert Game.from_json(json.loads(json.dumps(game.to_json()))) == game
+
+
+def test_the_full_pip_rule_belongs_to_short_nardys_class_not_to_its_name() -> None:
+    """A variant built on ShortNardy under another name keeps short nardy's full pip rule; long nardy, whose
+    class has no such rule, plays the same with the option set or not."""
+
+    class RenamedShort(ShortNardy):
+        name: ClassVar[str] = "short-renamed"
+
+    pip_rule = Options(full_pip_rule=True)
+    short, renamed = find_rules("short", pip_rule), RenamedShort(pip_rule)
+    long_plain, long_pip_rule = find_rules("long"), find_rules("long", pip_rule)
+    narrowed = 0
+    rng = random.Random(32)
+    for _ in range(1500):  # a third of them bearing off, where the rule may have plays to choose between
+        position, dice = random_short_position(rng), Dice(rng.randint(1, 6), rng.randint(1, 6))
+        expected = {play.position for play in short.legal_plays(position, dice)}
+        assert {play.position for play in renamed.legal_plays(position, dice)} == expected, (
+            position.describe()
+        )
+        narrowed += len(expected) < len(find_rules("short").legal_plays(position, dice))
+    assert narrowed >= 5  # the rule did choose in some of these positions
+    for position, dice in random_play_positions(long_plain, random.Random(32), 300):
+        assert long_pip_rule.legal_plays(position, dice) == long_plain.legal_plays(position, dice)

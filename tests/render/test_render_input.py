@@ -18,7 +18,7 @@ from render_pixels import LONG_START, SHORT_START, count_pixels, luminance, pict
 from engine.sides import Side
 from render import BoardView, MoveMark, RenderError, check_view, layout, render_board
 from render.gallery import main as gallery_main
-from render.gallery import samples, translated_samples
+from render.gallery import samples
 from render.text import MAX_CODEPOINTS, clean_text, fit_text, text_width
 
 START = BoardView(game="short", points=SHORT_START)
@@ -183,7 +183,7 @@ def test_rendering_from_many_threads_gives_the_same_bytes() -> None:
 def test_gallery_writes_every_sample_board(tmp_path: Path) -> None:
     assert gallery_main([str(tmp_path)]) == 0
     files = sorted(tmp_path.iterdir())
-    assert [f.stem for f in files] == sorted({**samples(), **translated_samples()})
+    assert [f.stem for f in files] == sorted(samples())
     for file in files:
         image = Image.open(file)
         assert image.format == "JPEG" and image.size == layout.SIZE
@@ -203,7 +203,7 @@ def test_gallery_runs_as_a_module(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert len(list((tmp_path / "out").glob("*.jpg"))) == len(samples()) + len(translated_samples())
+    assert len(list((tmp_path / "out").glob("*.jpg"))) == len(samples())
 
 
 def test_the_stack_label_reads_the_full_height_from_any_view() -> None:

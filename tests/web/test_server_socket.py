@@ -20,7 +20,7 @@ from bot.service import games
 from bot.service.context import Services
 from bot.service.rates import Limits, Rate
 from bot.storage import Storage
-from bot.web import CONTENT_SECURITY_POLICY, sockets
+from bot.web import CONTENT_SECURITY_POLICY, STATIC_DIR, sockets
 from bot.web.server import WebServer
 from engine import Phase, Side
 from testkit.web_client import (
@@ -130,7 +130,7 @@ async def test_every_answer_carries_the_content_security_policy(setup: Setup) ->
     base = f"http://127.0.0.1:{setup.server.port}"
     for path in (
         "/app/",
-        "/app/static/board.js",
+        "/app/static/board/main.js",
         "/app/static/board.css",
         "/app/static/nothing",
         "/elsewhere",
@@ -142,6 +142,21 @@ async def test_every_answer_carries_the_content_security_policy(setup: Setup) ->
         assert answer.status == 302 and answer.headers["Location"] == "/app/?game=x"
     async with setup.http.get(base + "/app/static/../__init__.py") as answer:
         assert answer.status == 404
+    async with setup.http.get(base + "/app/static/board/../../__init__.py") as answer:
+        assert answer.status == 404
+
+
+async def test_the_pages_modules_are_served_as_javascript(setup: Setup) -> None:
+    """A browser runs an ES module only if it comes as JavaScript (nosniff: no guessing)."""
+    base = f"http://127.0.0.1:{setup.server.port}/app/static/"
+    modules = sorted(path.name for path in (STATIC_DIR / "board").glob("*.js"))
+    assert "main.js" in modules and "input.js" in modules
+    for name in modules:
+        async with setup.http.get(base + "board/" + name) as answer:
+            assert answer.status == 200, name
+            assert answer.content_type == "text/javascript", name
+            assert answer.headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY, name
+            assert (await answer.text()).startswith("/* "), name
 
 
 async def test_a_stranger_is_refused_a_private_game_and_watches_a_group_game(setup: Setup) -> None:

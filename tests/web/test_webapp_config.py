@@ -97,7 +97,7 @@ def test_python_m_bot_serves_the_page_and_stops_it_within_its_budget(
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/app/", timeout=5) as answer:
                 assert answer.status == 200
                 assert answer.headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
-                assert b'<script src="static/board.js" defer></script>' in answer.read()
+                assert b'<script type="module" src="static/board/main.js"></script>' in answer.read()
         finally:
             began = time.monotonic()
             proc.send_signal(signal.SIGTERM)

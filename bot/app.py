@@ -1,0 +1,47 @@
+"""The two fronts composed, above both: the Telegram front (bot/telegram/) and the board page's server
+(bot/web/) share one process, one loop and one game service, and neither imports the other.
+
+`with_board_page` adds the page's server to a built Telegram Application as its companion: started with the
+bot (a port it cannot take stops the bot's start), its boards' 📲 buttons then link to the page, stopped first
+when the bot stops. `python -m bot` (bot/__main__.py) and the tests' bot (testkit/fake_telegram/runner.py)
+both compose them here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from telegram.ext import Application
+
+from bot.config import WebAppConfig
+from bot.telegram.app import add_companion, services
+from bot.telegram.keyboards import WebAppLinks
+from bot.web.server import WebServer
+
+WEB_STOP = 0.5  # seconds of the bot's stop grace the board page's server gets to close its sockets and stop
+
+
+@dataclass(frozen=True, slots=True)
+class BoardPage:
+    """The board page's server as the Telegram front's companion (bot/telegram/app.py's Companion)."""
+
+    app: Application
+    server: WebServer
+    config: WebAppConfig
+
+    async def start(self) -> None:
+        await self.server.start()
+        boards = services(self.app).boards  # the bot's name is known once it is initialized
+        boards.links = WebAppLinks(self.config.url, self.app.bot.username, self.config.name)
+
+    async def stop(self, timeout: float) -> None:
+        await self.server.stop(min(WEB_STOP, timeout))
+
+
+def with_board_page(app: Application, config: WebAppConfig) -> WebServer:
+    """Serve the board page (NARDY_WEBAPP_*) beside the bot `app`: a page's press goes through the bot's own
+    services (so it redraws the chat's boards), its sockets sign in with the bot's token and keep its inbound
+    limits. The server is returned (not yet started: it starts with the bot)."""
+    d = services(app)
+    server = WebServer.for_bot(d, config, app.bot.token, d.limits)
+    add_companion(app, BoardPage(app, server, config))
+    return server

@@ -1,0 +1,39 @@
+/* The buttons under the board (the state's actions: a press each; resigning asks first) and the keys. */
+
+import { S } from "./state.js";
+import { t } from "./strings.js";
+import { $ } from "./dom.js";
+import { press } from "./connection.js";
+import { select } from "./input.js";
+
+// Listen to the buttons, the resign dialog and Escape (which closes the dialog, or puts a checker down).
+export function listen() {
+  $("buttons").addEventListener("click", onButton);
+  $("confirm-yes").addEventListener("click", function () { answer(true); });
+  $("confirm-no").addEventListener("click", function () { answer(false); });
+  document.addEventListener("keydown", function (e) {
+    if (e.key === "Escape") { if (!$("confirm").hidden) { answer(false); } else if (S.selected !== null) { select(null); } }
+  });
+}
+
+function onButton(event) {
+  var button = event.target.closest("button[data-action]");
+  if (!button || button.disabled) { return; }
+  var action = button.getAttribute("data-action");
+  if (action === "resign") { ask(); return; }
+  S.selected = null;
+  press(action);
+}
+
+function ask() {
+  $("confirm-text").textContent = t("confirm");
+  $("confirm-yes").textContent = t("yes");
+  $("confirm-no").textContent = t("no");
+  $("confirm").hidden = false;
+  $("confirm-no").focus();
+}
+
+function answer(yes) {
+  $("confirm").hidden = true;
+  if (yes) { press("resign"); }
+}

@@ -1,0 +1,90 @@
+/* The page around the board: the players' panels, the status lines, the buttons the state offers, the
+ * connection's line and the toasts; render() draws the board and all of it from the state. */
+
+import { interactive, S } from "./state.js";
+import { t } from "./strings.js";
+import { $, clear, html } from "./dom.js";
+import { drawBoard } from "./draw.js";
+
+const BUTTONS = ["undo", "done", "roll", "double", "take", "pass", "hint", "rematch", "resign"];
+
+export function render() {
+  var state = S.state;
+  document.documentElement.lang = S.lang;
+  drawBoard();
+  S.gesture = null;
+  renderConn();
+  if (!state) { return; }
+  var view = state.view;
+  drawPanel($("panel-top"), view, 1 - view.viewer);
+  drawPanel($("panel-bottom"), view, view.viewer);
+  $("status").textContent = view.status || "";
+  var match = $("match");
+  match.hidden = !(view.match_to > 1);
+  match.textContent = view.match_to > 1 ? t("match", { n: view.match_to }) : "";  // the score: in the panels
+  var message = $("message");
+  message.hidden = !state.message;
+  message.textContent = state.message || "";
+  drawButtons();
+}
+
+function drawPanel(node, view, side) {
+  clear(node);
+  node.className = "panel" + (view.to_move === side ? " turn" : "") + (view.winner === side ? " winner" : "");
+  node.setAttribute("data-side", side);
+  html("span", "swatch " + (side === 0 ? "white" : "black"), node);
+  html("span", "name", node, view.names[side] || t(side === 0 ? "white" : "black"));
+  if (view.winner === side) { html("span", "star", node, "★"); }
+  if (S.state.you === side) { html("span", "you", node, t("you")); }
+  if (view.match_to > 1) { html("span", "score", node, String(view.score[side])); }
+  var pips = html("span", "pips", node);
+  html("span", "pips-label", pips, t("pips") + " ");
+  html("b", "pips-value", pips, String(view.pips[side]));
+}
+
+function label(action, view) {
+  var cube = view.cube || 1;
+  if (action === "double") { return t("double", { value: cube * 2 }); }
+  if (action === "take") { return t("take", { value: cube * 2 }); }
+  return t(action);
+}
+
+function drawButtons() {
+  var box = $("buttons"), state = S.state;
+  clear(box);
+  if (!state || state.you === null) { return; }
+  BUTTONS.forEach(function (action) {
+    if ((state.actions || []).indexOf(action) < 0) { return; }
+    var b = html("button", "action " + action, box, label(action, state.view));
+    b.type = "button";
+    b.setAttribute("data-action", action);
+    b.disabled = !interactive();
+  });
+}
+
+export function toast(text) {
+  var node = $("toast");
+  node.textContent = text;
+  node.hidden = false;
+  clearTimeout(S.toastTimer);
+  S.toastTimer = setTimeout(function () { node.hidden = true; }, 4000);
+}
+
+export function renderConn() {
+  var node = $("conn");
+  if (S.fatal) { return; }
+  if (S.open && S.state && !S.fresh) { node.hidden = true; }
+  else {
+    node.hidden = false;
+    node.textContent = t(S.retries > 0 || S.state ? "reconnecting" : "connecting");
+  }
+  if (S.state && S.state.you === null && S.open) { node.hidden = false; node.textContent = t("watching"); }
+}
+
+export function fatal(text) {
+  S.fatal = true;
+  var node = $("conn");
+  node.hidden = false;
+  node.textContent = text;
+  node.classList.add("error");
+}
