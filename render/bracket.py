@@ -8,9 +8,9 @@ drawn with the bundled font's coverage (Armenian, Georgian, Cyrillic; Persian sh
 Pillow has libraqm), shortened with an ellipsis to the room they have.
 
 Fitting a phone: the picture is 1080 pixels wide whatever the size of the bracket, the rounds sharing the
-width; the boxes' rows get lower as the first round grows, and for 64 players the text is still 16 pixels
-high (a picture about 1080 x 2000: the caller sends one taller than Telegram's 1280-pixel photo as a
-document, which keeps every pixel).
+width; the boxes' rows get lower as the first round grows. Up to 32 players it fits a Telegram photo
+(`fits_a_photo`: at most 1280 pixels high); for 64 players the text is still 16 pixels high on a picture
+about 1080 x 2300, which the caller sends as a document (a photo would be shrunk to 1280 pixels high).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ MARGIN = 24
 GAP = 26  # between two rounds' columns: the connecting lines
 TITLE_SIZE = 34
 HEADER_SIZE = 20  # the round names, the champion line
+PHOTO_SIDE = 1280  # Telegram shrinks a photo whose longest side is longer
 
 
 class BracketError(ValueError):
@@ -103,12 +104,18 @@ def geometry(picture: BracketPicture) -> Geometry:
         if len(rounds[r]) * 2 != len(rounds[r - 1]):
             raise BracketError(f"round {r} has {len(rounds[r])} matches after {len(rounds[r - 1])}")
     first = len(rounds[0])
-    row, size = (36, 21) if first <= 4 else (34, 20) if first <= 8 else (30, 18) if first <= 16 else (27, 16)
+    row, size = (36, 21) if first <= 4 else (34, 20) if first <= 8 else (27, 17) if first <= 16 else (27, 16)
     pitch = 2 * row + row // 2
     column = (WIDTH - 2 * MARGIN - (len(rounds) - 1) * GAP) // len(rounds)
     top = MARGIN + TITLE_SIZE + 14 + (HEADER_SIZE + 12 if picture.texts.champion else 0) + HEADER_SIZE + 16
     height = top + first * pitch - row // 2 + MARGIN
     return Geometry((WIDTH, height), column, row, size, top, pitch)
+
+
+def fits_a_photo(picture: BracketPicture) -> bool:
+    """Whether Telegram shows the picture as a photo without shrinking it (its longest side at most
+    PHOTO_SIDE): up to 32 players. A larger bracket (64 players) is best sent as a document."""
+    return max(geometry(picture).size) <= PHOTO_SIDE
 
 
 def _paste(

@@ -17,6 +17,7 @@ from render.bracket import (
     BracketTexts,
     Entrant,
     draw_bracket,
+    fits_a_photo,
     geometry,
     render_bracket,
     round_names,
@@ -171,3 +172,17 @@ def test_names_in_every_script_of_the_bots_languages_are_drawn(name: str) -> Non
     left, top, right, _ = g.box(0, 0)
     gold = palette("light").text_gold  # the champion's name, in the first round's top row
     assert ink(image, (left + 30, top, right - 30, top + g.row), gold, 40) > 40
+
+
+def bracket_of(players: int) -> BracketPicture:
+    rounds = []
+    count = players // 2
+    while count:
+        rounds.append(tuple(Bout() for _ in range(count)))
+        count //= 2
+    return BracketPicture(tuple(rounds), replace(TEXTS, champion="Champion: Alice"))
+
+
+@pytest.mark.parametrize(("players", "photo"), [(4, True), (8, True), (16, True), (32, True), (64, False)])
+def test_up_to_thirty_two_players_fit_a_telegram_photo(players: int, photo: bool) -> None:
+    assert fits_a_photo(bracket_of(players)) is photo
