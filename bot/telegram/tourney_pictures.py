@@ -10,7 +10,7 @@ from bot.model.game_format import GameFormat
 from bot.model.knockout import Knockout, KnockoutSettings, Seeded, match_id
 from bot.model.tournament import Tournament, arena_of, final_length
 from bot.views.tournament import bracket_picture, podium_picture
-from render.bracket import BracketTexts, render_bracket, round_names
+from render.bracket import BracketTexts, fits_a_photo, render_bracket, round_names
 from render.podium import PodiumTexts, render_podium
 
 
@@ -27,8 +27,9 @@ def knockout_of(t: Tournament) -> Knockout:
     return knockout
 
 
-def picture(t: Texts, tour: Tournament, theme: str = "light") -> bytes:
-    """The finished tournament's picture (PNG or JPEG bytes, as render gives them)."""
+def picture(t: Texts, tour: Tournament, theme: str = "light") -> tuple[bytes, bool]:
+    """The finished tournament's picture (PNG bytes, as render gives them), and whether it is too tall for a
+    photo (a 64-player bracket: render.bracket.fits_a_photo) and goes as a document."""
     names = {e.person.user_id: e.person.name for e in tour.entrants}
     title = tour.title or t.gettext("Tournament")
     if tour.kind == "knockout":
@@ -47,7 +48,8 @@ def picture(t: Texts, tour: Tournament, theme: str = "light") -> bytes:
             bye=t.gettext("bye"),
             walkover=t.gettext("walkover"),
         )
-        return render_bracket(bracket_picture(knockout, names, words), theme)
+        drawn = bracket_picture(knockout, names, words)
+        return render_bracket(drawn, theme), not fits_a_photo(drawn)
     played = arena_of(tour)
     words_podium = PodiumTexts(
         title=title,
@@ -60,4 +62,4 @@ def picture(t: Texts, tour: Tournament, theme: str = "light") -> bytes:
         points=t.gettext("{points} pts"),
         games=t.gettext("{games} games"),
     )
-    return render_podium(podium_picture(played, names, words_podium), theme)
+    return render_podium(podium_picture(played, names, words_podium), theme), False

@@ -281,13 +281,16 @@ def announce(d: Deps, tour: Tournament) -> None:
 
     async def send() -> None:
         try:
-            photo = await asyncio.to_thread(tourney_pictures.picture, lt.for_picture(), tour)
+            photo, tall = await asyncio.to_thread(tourney_pictures.picture, lt.for_picture(), tour)
         except Exception:  # a picture that cannot be drawn costs the picture, not the message
             log.exception("tournament %s: its picture could not be drawn", tour.id)
-            photo = None
+            photo, tall = None, False
         if photo is not None:
             try:
-                await bot.send_photo(tour.chat_id, photo, caption=caption)
+                if tall:  # a 64-player bracket: a document, so that Telegram does not shrink it
+                    await bot.send_document(tour.chat_id, photo, caption=caption, filename="bracket.png")
+                else:
+                    await bot.send_photo(tour.chat_id, photo, caption=caption)
                 return
             except TelegramError as err:
                 log.warning("tournament %s: its picture was not sent: %s", tour.id, err)
