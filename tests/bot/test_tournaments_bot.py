@@ -400,7 +400,17 @@ def test_a_knockout_goes_on_across_a_bot_restart_and_a_redis_crash_mid_round(
     redis_server.start()
     timed_bot.start()
     tg.settlers.append(timed_bot.settle)
-    t = _wait_tourney(tg, redis_url, lambda t: len(t["games"]) == 3, "the final after the restart")
+    try:
+        t = _wait_tourney(tg, redis_url, lambda t: len(t["games"]) == 3, "the final after the restart")
+    except TimeoutError as err:
+        r = _client(redis_url)
+        clocks = r.zrange("nardy:clocks", 0, -1, withscores=True)
+        keys = [k for k in r.scan_iter("nardy:game:*") if k.count(":") == 2]
+        games = [json.loads(str(r.get(k)))["game"]["state"] for k in keys]
+        r.close()
+        raise AssertionError(
+            f"{err}; now {clock()}; clocks {clocks}; games {games}; {timed_bot.errors.messages()}"
+        ) from None
     assert [g.get("wo", 0) for g in t["games"][:2]].count(1) == 1  # Dan's walkover, once
     final = t["games"][2]
     assert set(final["p"]) == {1, 2}
