@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections import Counter
+from dataclasses import replace
 
 from bot.model.flow import ScriptedDice, engine_computer, resign
 from bot.model.table import Person
@@ -162,3 +163,22 @@ async def test_three_hundred_sign_ups_at_once_each_get_an_answer(redis_url: str)
     finally:
         for w in workers:
             await w.storage.close()
+
+
+async def test_a_game_ending_while_a_look_is_saved_leaves_the_tournament_due_at_once(redis_url: str) -> None:
+    clock = Clock()
+    s = services(redis_url, clock)
+    try:
+        t = await arena_of(s, 4)
+        before = await s.storage.tournaments.load(t.id)
+        assert before is not None
+        # a look read the empty inbox; then a game ends (its id pushed, the tournament due now); then the
+        # look saves, due in LOOK_AGAIN seconds: the inbox is not empty, so it stays due at once
+        await end_by_resignation(s, t.games[0].game, t.games[0].players[1])
+        await s.storage.tournaments.save(replace(before, version=before.version + 1), before.version, NOW + 5)
+        assert await s.storage.tournaments.due(NOW) == [t.id]
+        _, after, _ = await tournaments.advance(s, t.id)
+        assert after is not None and after.games[0].done
+        assert await s.storage.tournaments.due(NOW) == []
+    finally:
+        await s.storage.close()

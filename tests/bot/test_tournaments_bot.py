@@ -470,7 +470,9 @@ def test_two_webhook_workers_run_an_arena_with_each_result_once(
         )
         tg.settle()
         finals = [m for m in tg.bot_messages(GROUP) if "The tournament is over!" in m.body]
-        assert len(finals) == 2  # the card and one last message, whichever worker ended it
+        assert len(finals) == 2, [
+            (m.message_id, m.photo is not None, w.errors.messages()) for m in finals for w in workers
+        ]
         r = _client(redis_url)
         try:
             played = [int(r.hget(f"nardy:user:{u.id}:stats", "tourneys") or 0) for u in users]

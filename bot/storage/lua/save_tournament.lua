@@ -6,7 +6,8 @@
 --   finished tournament (nardy:chat:<chat>:tourney:last), [6] its sign-ups (nardy:tourney:<id>:players,
 --   written by sign_up.lua while it signs up).
 -- ARGV: [1] the expected stored version ("" = it must not exist: a new tournament), [2] the new JSON,
---   [3] its TTL, [4] its id, [5] when it is next due a look (unix seconds; "": never, it leaves the due set),
+--   [3] its TTL, [4] its id, [5] when it is next due a look (unix seconds; "": never, it leaves the due set;
+--   at once while its inbox holds a game this change did not apply: one that ended as it was made),
 --   [6] how many of its inbox's first entries this change applied (they leave the inbox), [7] "1" while it
 --   is live (signing up or running: the group's pointer names it), "0" once over or cancelled (the pointer
 --   is cleared), [8] "1" if it finished (the group's last-tournament pointer names it for ARGV[3] seconds),
@@ -59,12 +60,15 @@ if ends then
     redis.call('EXPIRE', key, USER_TTL)
   end
 end
-if ARGV[5] ~= '' then
-  redis.call('ZADD', KEYS[3], ARGV[5], ARGV[4])
-else
-  redis.call('ZREM', KEYS[3], ARGV[4])
-end
 local applied = tonumber(ARGV[6])
 if applied > 0 then redis.call('LTRIM', KEYS[4], applied, -1) end
 redis.call('EXPIRE', KEYS[4], ARGV[3])
+if ARGV[5] ~= '' then
+  -- a game that ended after this change read the inbox left its id there: due now, not at ARGV[5]
+  local due = ARGV[5]
+  if redis.call('LLEN', KEYS[4]) > 0 then due = '0' end
+  redis.call('ZADD', KEYS[3], due, ARGV[4])
+else
+  redis.call('ZREM', KEYS[3], ARGV[4])
+end
 return {1, stored, ''}

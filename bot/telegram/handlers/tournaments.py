@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from telegram import CallbackQuery, Update
 from telegram.constants import ChatType
-from telegram.error import TelegramError
+from telegram.error import BadRequest, TelegramError
 from telegram.ext import ContextTypes
 
 from bot.i18n import Texts, texts
@@ -292,8 +292,11 @@ def announce(d: Deps, tour: Tournament) -> None:
                 else:
                     await bot.send_photo(tour.chat_id, photo, caption=caption)
                 return
-            except TelegramError as err:
+            except BadRequest as err:  # the picture refused: the places alone
                 log.warning("tournament %s: its picture was not sent: %s", tour.id, err)
+            except TelegramError as err:  # it may have gone (a timeout), or nothing can go: no second message
+                log.warning("tournament %s: its last message may not have been sent: %s", tour.id, err)
+                return
         await display.say(bot, tour.chat_id, caption)
 
     d.outbox.post(tour.chat_id, send, "a tournament's last message")
