@@ -13,6 +13,7 @@ from bot.i18n import N_
 from bot.model import flow, waiting
 from bot.model.flow import ComputerPlayer, DiceSource, Refused
 from bot.model.table import Table
+from bot.model.tournament import lost_on_time_unrated
 from bot.service.context import Services, game_seeds
 from bot.storage import ChatBusy, VersionConflict
 from engine import Side
@@ -39,6 +40,7 @@ async def end_on_time(s: Services, table: Table, now: float) -> bool:
     if waiting.flagged(table, now) is None:
         return False
     ended = replace(waiting.time_out(table, now), moved_at=now)  # not stamped: the clock stopped at the flag
+    ended = lost_on_time_unrated(ended)  # a tournament's walkover is not rated
     try:
         await s.storage.games.save(ended)
     except VersionConflict:  # another press or the clocks' sweeper applied it (or a move landed) first

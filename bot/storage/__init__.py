@@ -9,6 +9,7 @@
   users.py      users' settings and dice secrets, the homes of messages with buttons, media file ids,
                 and the per-user keys /forget deletes
   results.py    results of finished games: statistics, ratings, histories, leaderboards
+  tournaments.py  a group's tournaments, their inboxes of ended games, the tournaments due a look
   live.py       the board pages' feed: the versions every save publishes on its game's channel
 and beside them:
   keys.py       every key name, what it holds and how long it lives
@@ -46,6 +47,7 @@ from bot.storage.live import LiveStore
 from bot.storage.results import ResultStore
 from bot.storage.rooms import RoomStore
 from bot.storage.schedules import ScheduleStore
+from bot.storage.tournaments import TournamentStore
 from bot.storage.users import UserStore
 
 __all__ = [
@@ -73,6 +75,7 @@ class Storage:
         self.users = UserStore(client)
         self.results = ResultStore(client)
         self.live = LiveStore(client)
+        self.tournaments = TournamentStore(client)
 
     @classmethod
     def from_url(

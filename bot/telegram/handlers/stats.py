@@ -95,6 +95,13 @@ def stats_text(t: Texts, name: str, found: PlayerStats) -> str:
     for block in blocks:
         if block:
             lines += ["", *block]
+    if found.tourneys:
+        lines += [
+            "",
+            t.gettext(
+                "🏆 Tournaments: {played} played, {won} won", played=found.tourneys, won=found.tourney_wins
+            ),
+        ]
     return "\n".join(lines)
 
 
