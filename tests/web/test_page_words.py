@@ -92,7 +92,9 @@ def installed(family: str) -> frozenset[int]:
     """Every character the installed fonts of `family` hold (fontconfig's files, read by fontTools)."""
     from fontTools.ttLib import TTFont
 
-    done = subprocess.run(["fc-list", family, "file"], capture_output=True, text=True, timeout=30, check=False)
+    done = subprocess.run(
+        ["fc-list", family, "file"], capture_output=True, text=True, timeout=30, check=False
+    )
     found: set[int] = set()
     for line in done.stdout.splitlines():
         path = line.split(":")[0].strip()
@@ -148,7 +150,9 @@ def test_a_persian_page_runs_right_to_left_around_the_same_board(
     assert desktop.locator("#buttons button").all_text_contents() == ["? راهنمایی", "⚑ تسلیم"]
     swatch = desktop.locator("#panel-bottom .swatch").bounding_box()
     name = desktop.locator("#panel-bottom .name").bounding_box()
-    assert swatch is not None and name is not None and swatch["x"] > name["x"]  # the panel reads from the right
+    assert (
+        swatch is not None and name is not None and swatch["x"] > name["x"]
+    )  # the panel reads from the right
     assert desktop.evaluate("getComputedStyle(document.getElementById('board-wrap')).direction") == "ltr"
     english = browser.new_context(**DESKTOP)
     try:
