@@ -46,7 +46,6 @@ from bot.storage.limits import Bucket
 from bot.web import auth
 from bot.web.auth import BadInitData, InitData
 from bot.web.live import Live, state_text
-from bot.web.words import direction, page_words
 from bot.web.protocol import (
     MAX_MESSAGE,
     Hello,
@@ -57,6 +56,7 @@ from bot.web.protocol import (
     welcome_message,
 )
 from bot.web.protocol import refused_message as refused_json
+from bot.web.words import direction, page_words
 from bot.workers.computer import ComputerBusy
 from engine import Side
 
