@@ -21,6 +21,7 @@ owner: `storage.games.save(table)`, `storage.rooms.open_lobby(lobby)`, `storage.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from typing import Any
@@ -89,7 +90,10 @@ class Storage:
         """Stores over a client whose pool makes a busy moment wait for a free connection, and whose every
         wait on Redis lasts at most `timeout` seconds (client.connect); a game's save waits for the
         replicas the URL asks for (bot/storage/sentinel.py)."""
-        return cls(connect(url, max_connections, timeout), replicated=replication(url))
+        wanted = replication(url)
+        if wanted.replicas and wanted.timeout >= timeout:  # the WAIT must answer before the socket gives up
+            wanted = dataclasses.replace(wanted, timeout=timeout / 2)
+        return cls(connect(url, max_connections, timeout), replicated=wanted)
 
     async def close(self) -> None:
         await self._r.aclose()

@@ -8,8 +8,8 @@ seconds) for N replicas to hold it before anyone sees it; a sentinel URL waits f
 
 The master is asked of the sentinels on every new connection (`SentinelManagedConnection`), so every user of
 the one client (presses, sweepers, the quick-match loop, the live pages' subscription) follows a failover
-without a restart. redis-py 8.1 asks the sentinels again on each connection attempt (redis/redis-py issue
-3874: older releases retried the old master's address); the client retries nothing anyway (client.connect).
+without a restart. redis-py reconnects a connection dropped in use straight to its old address (redis/redis-py
+issue 3874, still so in 8.1): FollowingConnection asks the sentinels on every connect instead.
 When no sentinel answers, the master last named is used (`FollowingPool.get_master_address`): sentinels down
 while the master is fine do not stop the play; a master demoted meanwhile refuses writes (READONLY) and has
 no replica to confirm a save, so nothing is acknowledged from it.
@@ -23,13 +23,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from redis.asyncio.connection import BlockingConnectionPool
-from redis.asyncio.sentinel import MasterNotFoundError, SentinelConnectionPool
+from redis.asyncio.sentinel import MasterNotFoundError, SentinelConnectionPool, SentinelManagedConnection
 
 log = logging.getLogger(__name__)
 
 SCHEME = "redis+sentinel"
 SENTINEL_PORT = 26379
-DEFAULT_REPLICA_TIMEOUT = 1.0  # seconds a save waits for its replicas: well inside a press's 2.5 s
+DEFAULT_REPLICA_TIMEOUT = 0.5  # seconds a save waits for its replicas: well inside a press's 2.5 s, and
+# less than any wait on Redis may take (NARDY_REDIS_TIMEOUT, 1 s), else the WAIT's answer comes too late
 OUR_PARAMS = ("replicas", "replica_timeout")
 
 
@@ -126,10 +127,35 @@ def shown(url: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
 
 
+class FollowingConnection(SentinelManagedConnection):
+    """A connection to the master that asks the sentinels for its address every time it connects.
+
+    redis-py's SentinelManagedConnection asks them only in `connect()`; a connection dropped in use is
+    connected again by `send_packed_command` through `connect_check_health`, straight to the address it had:
+    the old master, for good (redis/redis-py issue 3874; the failover tests saw every press refused).
+    """
+
+    async def connect_check_health(
+        self, check_health: bool = True, retry_socket_connect: bool = True
+    ) -> None:
+        if self.is_connected:
+            return
+        await self.connect_to(await self.connection_pool.get_master_address())
+
+    async def connect_to(self, address: Any) -> None:
+        self.host, self.port = address
+        await super().connect_check_health(
+            check_health=self.connection_pool.check_connection, retry_socket_connect=False
+        )
+
+
 class FollowingPool(SentinelConnectionPool, BlockingConnectionPool):
     """The master's connections, found through the sentinels: a busy moment waits for a free connection
-    (BlockingConnectionPool); a failover is followed on the next connection; the master last named is kept
-    while no sentinel answers."""
+    (BlockingConnectionPool); a failover is followed on the next connection (FollowingConnection); the
+    master last named is kept while no sentinel answers."""
+
+    def __init__(self, service_name: str, sentinel_manager: Any, **kwargs: Any) -> None:
+        super().__init__(service_name, sentinel_manager, connection_class=FollowingConnection, **kwargs)
 
     async def get_master_address(self) -> Any:
         known = self.master_address
