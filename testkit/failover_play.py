@@ -96,7 +96,7 @@ def press_on(
             out.acknowledged_at.append(answered)
         try:
             tg.wait_for(
-                lambda: tg.message_now(msg.chat_id, msg.message_id).edits > edits,
+                lambda m=msg, e=edits: tg.message_now(m.chat_id, m.message_id).edits > e,  # type: ignore[misc]
                 timeout,
                 f"chat {chat} redrawn",
             )
