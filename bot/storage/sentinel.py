@@ -93,7 +93,8 @@ def parse(url: str) -> Target:
     parts = urllib.parse.urlsplit(url)
     if parts.scheme != SCHEME:
         rest, replication = _our_params(parts.query, url, 0)
-        return Target(urllib.parse.urlunsplit(parts._replace(query=rest)), None, replication)
+        base = url.partition("?")[0]  # as written: urlunsplit would turn unix:///path into unix:/path
+        return Target(f"{base}?{rest}" if rest else base, None, replication)
     rest, replication = _our_params(parts.query, url, 1)
     credentials, _, hosts = parts.netloc.rpartition("@")
     username, _, password = credentials.partition(":") if credentials else ("", "", "")
