@@ -24,6 +24,7 @@ from bot.storage.keys import game_key
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import MOVER, board, data_of
 from testkit.fake_telegram.race import POLITE
+from testkit.fake_telegram.server import StoredMessage
 
 TROUBLE = {texts("en").gettext(TRY_AGAIN), texts("en").gettext(TRY_AGAIN_SOON)}
 
@@ -41,13 +42,16 @@ class Pressing:
     trouble: Counter[int] = field(default_factory=Counter)  # chat -> presses answered "storage trouble"
     seen: dict[int, int] = field(default_factory=dict)  # chat -> the newest version a redrawn board showed
     waits: list[float] = field(default_factory=list)  # seconds from each press to its answer
-    acknowledged_at: list[float] = field(default_factory=list)  # monotonic times of acknowledged presses
+    # (pressed, answered) monotonic times of the acknowledged presses
+    acknowledged_at: list[tuple[float, float]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def first_acknowledged_after(self, moment: float) -> float | None:
+        """When the first press made after `moment` was acknowledged (an answer that comes just after it to
+        a press saved before it does not count)."""
         with self.lock:
-            after = [t for t in self.acknowledged_at if t > moment]
+            after = [answered for pressed, answered in self.acknowledged_at if pressed > moment]
         return min(after) if after else None
 
 
@@ -93,16 +97,19 @@ def press_on(
             continue
         with out.lock:
             out.acknowledged[chat] += 1
-            out.acknowledged_at.append(answered)
-        try:
-            tg.wait_for(
-                lambda m=msg, e=edits: tg.message_now(m.chat_id, m.message_id).edits > e,  # type: ignore[misc]
-                timeout,
-                f"chat {chat} redrawn",
+            out.acknowledged_at.append((pressed, answered))
+
+        def redrawn(m: StoredMessage = msg, e: int = edits) -> bool:  # edited, or a new board (the game over)
+            return (
+                tg.message_now(m.chat_id, m.message_id).edits > e
+                or board(tg, chat).message_id != m.message_id
             )
+
+        try:
+            tg.wait_for(redrawn, timeout, f"chat {chat} redrawn")
         except TimeoutError as err:
             with out.lock:
-                out.problems.append(str(err))
+                out.problems.append(f"{err} after {data} (answered {answer.text!r})")
             return
         now = tg.message_now(msg.chat_id, msg.message_id)
         shown = [version_shown(d) for d in data_of(now, "m:") + data_of(now, "p:") + data_of(now, "d:")]
