@@ -206,6 +206,7 @@ def test_a_clock_does_not_flag_a_player_because_redis_was_away(
     alice, bob = SimUser(tg, 1, "Alice"), SimUser(tg, 2, "Bob")
     dice.push(6, 1)
     msg = _blitz_group_game(tg, alice, bob)  # Alice on turn: 6 s of delay, then 30 s
+    assert timed_bot.app is not None
     clocks = timed_bot.app.bot_data["nardy.clocks"]
     clock.advance(10.0)  # 4 s of her reserve used
     tg.wait_for(lambda: clocks._reached == clock(), 10.0, "a sweep at the new time")
