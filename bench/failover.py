@@ -93,7 +93,7 @@ def run(games: int, every: float, kills: int) -> dict[str, object]:
                 "storage_trouble": sum(out.trouble.values()),
                 "lost": len(lost),
                 "applied_twice": len(problems) - len(lost),
-                "unredrawn": sum("redrawn" in p for p in out.problems),
+                "slow_redraws": out.slow_redraws,
                 "problems": problems[:5] + out.problems[:5],
                 "longest_answer_s": round(max(out.waits), 2),
                 "rounds": rounds,

@@ -17,12 +17,16 @@ import pytest
 import redis
 
 from bot.embedded_redis import redis_server_binary
+from bot.health import sync_client
+from bot.i18n import texts
 from bot.model.flow import ScriptedDice, engine_computer
+from bot.service.answers import TRY_AGAIN_SOON
 from testkit.failover_play import Pressing, check, play_until, stored_versions
 from testkit.fake_telegram import FakeTelegram, SimUser
-from testkit.fake_telegram.play import start_group_game
+from testkit.fake_telegram.play import board, data_of, start_group_game
 from testkit.fake_telegram.race import game_of
 from testkit.fake_telegram.runner import BotRunner
+from testkit.fake_telegram.server import CallbackAnswer
 from testkit.sentinel_cluster import Cluster
 
 pytestmark = pytest.mark.slow
@@ -100,6 +104,14 @@ def _fail_over_while_playing(
     return out, before, again - killed, cluster
 
 
+def _confirms(cluster: Cluster) -> bool:
+    master = cluster.master()
+    assert master is not None
+    with master.client() as c:
+        c.set("nardy:test:wait", "1")
+        return int(c.execute_command("WAIT", 1, 200)) >= 1
+
+
 def _no_loss(cluster: Cluster, before: dict[int, tuple[str, int]], out: Pressing) -> None:
     master = cluster.master()
     assert master is not None
@@ -117,6 +129,47 @@ def test_the_master_killed_mid_presses_loses_no_move_a_player_saw(
 ) -> None:
     out, before, _, _ = _fail_over_while_playing(tg, cluster, 4, signal.SIGKILL)
     _no_loss(cluster, before, out)
+    with sync_client(cluster.url) as health:  # python -m bot.health finds the new master too
+        assert health.ping()
+        master = cluster.master()
+        assert master is not None
+        assert health.connection_pool.get_master_address()[1] == master.port
+
+
+def test_a_save_the_replica_does_not_confirm_is_answered_as_storage_trouble_and_not_shown(
+    tg: FakeTelegram, cluster: Cluster, ha_bot: BotRunner
+) -> None:
+    ((chat, (white, black)),) = _games(tg, 1).items()
+    replica = cluster.replica()
+    cluster.kill(replica, signal.SIGSTOP)  # a replica that lags: it takes nothing in
+    try:
+        msg = board(tg, chat)
+        mover = white if f"{white.first_name} moves" in (msg.caption or "") else black
+        data = (data_of(msg, "m:") + data_of(msg, "p:"))[0]
+        edits = tg.message_now(chat, msg.message_id).edits
+        pressed = time.monotonic()
+        answer = mover.press_data(msg, data)
+        waited = time.monotonic() - pressed
+        assert isinstance(answer, CallbackAnswer) and answer.show_alert
+        assert answer.text == texts("en").gettext(TRY_AGAIN_SOON)
+        assert waited < ANSWER_WITHIN + SLACK, f"answered after {waited:.2f} s"
+        ha_bot.settle()
+        assert tg.message_now(chat, msg.message_id).edits == edits, "the board is not redrawn from it"
+    finally:
+        cluster.kill(replica, signal.SIGCONT)
+    # the replica catches up; the board, redrawn at the next press, plays on
+    tg.wait_for(lambda: _confirms(cluster), 30, "the replica to confirm writes again")
+    for _ in range(3):
+        msg = board(tg, chat)
+        mover = white if f"{white.first_name} moves" in (msg.caption or "") else black
+        answer = mover.press_data(msg, (data_of(msg, "m:") + data_of(msg, "p:") + data_of(msg, "d:"))[0])
+        assert isinstance(answer, CallbackAnswer)
+        ha_bot.settle()
+        if not answer.show_alert:
+            break
+        assert answer.text == "The board was behind; here it is now.", answer.text  # the unconfirmed save
+    else:
+        raise AssertionError("no press played on after the replica came back")
 
 
 def test_a_frozen_master_comes_back_as_a_replica_and_its_stale_writes_do_not_win(
