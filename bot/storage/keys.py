@@ -15,6 +15,8 @@ Schedules (bot/storage/schedules.py; each save of a game sets its entries):
                               when a worker should (re)draw them (each save marks its game; a shown board clears)
   nardy:remind                sorted set: ids of games whose player on turn is due a turn reminder, scored by
                               when (each save sets or clears its game's entry; a sent reminder leaves)
+  nardy:outages               sorted set: "<start>:<end>" of each time a worker could not reach Redis, scored
+                              by its end (a day); a running clock gets that time back
   nardy:reminded:<id>         hash: "n" the game number of the series, "w" and "b" the turn reminders each side
                               was sent in that game (as long as the game lives)
 Rooms: where games start (bot/storage/rooms.py):
@@ -143,6 +145,7 @@ CLOCKS_KEY = (
     "nardy:clocks"  # live games' clocks: "<id>" scored by when its flag falls, "<id>/warn" by the warning
 )
 WARN_SUFFIX = "/warn"
+OUTAGES_KEY = "nardy:outages"  # sorted set: "<start>:<end>" of each recent outage, scored by its end
 
 
 LIVE_PREFIX = "nardy:live:"
