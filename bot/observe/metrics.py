@@ -157,8 +157,9 @@ class Metrics:
             "nardy_quickmatch_seekers", "Quick-match searches queued, by game format", ("format",), registry=r
         )
         self.clocks = Gauge("nardy_clocks_pending", "Live games whose clock runs (nardy:clocks)", registry=r)
-        # Tournaments do not exist yet: their gauge (nardy_tournaments_running) belongs here, sampled by
-        # bot/observe/sampler.py like the clocks.
+        self.tournaments = Gauge(
+            "nardy_tournaments_running", "Tournaments signing up or playing (nardy:tourneys)", registry=r
+        )
         # Redis
         self.redis_errors = Counter(
             "nardy_redis_errors",

@@ -1,7 +1,7 @@
 """The gauges read from Redis, sampled every SAMPLE_EVERY seconds by each worker that serves its metrics:
-Redis's PING round trip, the quick-match searches queued by format, the live games' clock events pending.
-(Every worker reports the same queues: a dashboard takes their max, not their sum.) Tournaments, once they
-exist, are sampled here too."""
+Redis's PING round trip, the quick-match searches queued by format, the live games' clock events pending,
+the tournaments running (signing up or playing: the set of those due a look, nardy:tourneys).
+(Every worker reports the same queues: a dashboard takes their max, not their sum.)"""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import time
 
 from bot.observe.metrics import Metrics
 from bot.storage import Storage, StorageError
-from bot.storage.keys import CLOCKS_KEY, SEEK_FORMATS, seek_key
+from bot.storage.keys import CLOCKS_KEY, SEEK_FORMATS, TOURNEYS_KEY, seek_key
 
 log = logging.getLogger(__name__)
 
@@ -24,10 +24,11 @@ async def sample(metrics: Metrics, storage: Storage) -> None:
     await storage.ping()
     metrics.redis_ping.observe(time.perf_counter() - began)
     formats = tuple(dict.fromkeys(SEEK_FORMATS))
-    sizes = await storage.sizes([*(seek_key(f) for f in formats), CLOCKS_KEY])
+    sizes = await storage.sizes([*(seek_key(f) for f in formats), CLOCKS_KEY, TOURNEYS_KEY])
     for fmt, size in zip(formats, sizes, strict=False):
         metrics.seekers.labels(fmt).set(size)
-    metrics.clocks.set(sizes[-1])
+    metrics.clocks.set(sizes[-2])
+    metrics.tournaments.set(sizes[-1])
 
 
 async def sample_forever(metrics: Metrics, storage: Storage, every: float = SAMPLE_EVERY) -> None:
