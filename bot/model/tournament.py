@@ -39,6 +39,7 @@ START_IN = (0, 5, 15, 30, 60)  # minutes from creation to the start (0: whenever
 NOW_SIGNUP = 10 * 60  # seconds a tournament "starting now" waits for its creator's Start before it starts
 MIN_PLAYERS = {"arena": 3, "knockout": 4}
 MAX_PLAYERS = {"arena": 300, "knockout": 64}
+FORGOTTEN_NAME = "—"  # the name of a player or creator who asked the bot to delete their data (/forget)
 STREAK_AFTER = arena_rules.FIRE_AFTER  # wins in a row after which a win is worth arena_rules.STREAK_POINTS
 
 
@@ -203,6 +204,21 @@ class Tournament:
         if not self.live:
             raise Refused("This tournament is no longer open for sign-up.")
         return replace(self, stage="cancelled", version=self.version + 1)
+
+    def forget(self, user_id: int) -> Tournament | None:
+        """`user_id` asked the bot to delete their data (/forget): their name becomes FORGOTTEN_NAME as the
+        creator and as an entrant (their id stays: the pairings and results name players by it); None when
+        the record names them nowhere."""
+        creator = self.creator
+        if creator.user_id == user_id:
+            creator = replace(creator, name=FORGOTTEN_NAME)
+        entrants = tuple(
+            replace(e, person=replace(e.person, name=FORGOTTEN_NAME)) if e.person.user_id == user_id else e
+            for e in self.entrants
+        )
+        if creator == self.creator and entrants == self.entrants:
+            return None
+        return replace(self, creator=creator, entrants=entrants, version=self.version + 1)
 
     def with_card(self, message_id: int) -> Tournament:
         """The group card is now the message `message_id`."""

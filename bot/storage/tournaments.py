@@ -22,6 +22,7 @@ from bot.storage.keys import (
     ACTIVE_TTL,
     CHAT_TTL,
     TOURNEY_KEPT,
+    TOURNEY_PREFIX,
     TOURNEYS_KEY,
     chat_last_tourney_key,
     chat_tourney_admins_key,
@@ -41,6 +42,7 @@ class TournamentStore:
         self._r = client
         self._save_script = scripts.register(client, "save_tournament")
         self._sign_up_script = scripts.register(client, "sign_up")
+        self._forget_script = scripts.register(client, "forget_in_tourney")
 
     async def load(self, tourney_id: str, players: bool = True) -> Tournament | None:
         """The tournament; while it signs up, with its sign-ups as its entrants (in the order they came), unless
@@ -106,6 +108,39 @@ class TournamentStore:
         async with redis_errors("tournaments due"):
             found = await self._r.zrangebyscore(TOURNEYS_KEY, "-inf", now, start=0, num=count)
         return [str(x) for x in found]
+
+    async def forget_user(self, user_id: int) -> int:
+        """/forget: the user's name replaced in every tournament record that names them (as its creator or a
+        player: Tournament.forget), and their sign-up withdrawn from one still signing up; each tournament in
+        one atomic step (lua/forget_in_tourney.lua, tried again when it changed meanwhile). The records are
+        found by a SCAN (no index: a group keeps one live tournament and its last for TOURNEY_KEPT, and
+        /forget is rare). Returns how many tournaments changed."""
+        async with redis_errors(f"tournaments of user {user_id}"):
+            found = [
+                k async for k in self._r.scan_iter(match=f"{TOURNEY_PREFIX}*", count=500, _type="STRING")
+            ]
+        changed = 0
+        for key in sorted(str(k) for k in found):
+            tourney_id = key.removeprefix(TOURNEY_PREFIX)
+            if ":" not in tourney_id and await self._forget_in(tourney_id, user_id):
+                changed += 1
+        return changed
+
+    async def _forget_in(self, tourney_id: str, user_id: int, tries: int = 20) -> bool:
+        for _ in range(tries):
+            t = await self.load(tourney_id, players=False)
+            if t is None:
+                return False
+            forgotten = t.forget(user_id)
+            data = "" if forgotten is None else compact_json(forgotten.to_json())
+            async with redis_errors(f"forget {user_id} in tournament {tourney_id}"):
+                done, withdrawn = await self._forget_script(
+                    keys=[tourney_key(tourney_id), tourney_players_key(tourney_id)],
+                    args=[t.version, data, user_id],
+                )
+            if done:
+                return forgotten is not None or bool(withdrawn)
+        raise VersionConflict(f"tournament {tourney_id}: changed {tries} times while {user_id} was forgotten")
 
     async def create(self, t: Tournament, due: float | None) -> None:
         """Store a new tournament as its group's live one: ChatBusy (the other's id) if the group has one."""

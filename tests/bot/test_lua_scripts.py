@@ -254,6 +254,7 @@ async def test_every_script_is_loaded_again_after_a_script_flush_in_the_middle_o
         tour = Tournament("t1", -7, "arena", "short-blitz", CAROL, "en", 1.0, 2.0, minutes=5)
         await storage.tournaments.create(tour, 2.0)
         assert await storage.tournaments.sign_up(tour, Entrant(CAROL, 1500.0), CAROL.user_id, 1.0) == "ok"
+        assert await storage.tournaments.forget_user(CAROL.user_id) == 1  # forget_in_tourney
 
         assert all(client.script_exists(*(sha(name) for name in runnable()))), "a script was not run again"
     finally:

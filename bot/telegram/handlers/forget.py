@@ -86,6 +86,7 @@ async def on_forget(
     await stop_search(d, uid)  # a quick-match search: out of the queue, its message says so
     deleted_keys = await d.storage.users.forget_user_keys(uid)
     results = await d.storage.results.forget_user(uid)  # ratings, statistics, history, leaderboards
+    await d.storage.tournaments.forget_user(uid)  # their name in the tournaments, a sign-up withdrawn
     d.settings.forget(uid)  # this worker forgets them at once; another one within settings.CACHE_SECONDS
     report = t.gettext(
         "Your data was deleted.\nGames in progress resigned (your name removed): {resigned}\n"
