@@ -39,6 +39,7 @@ START_IN = (0, 5, 15, 30, 60)  # minutes from creation to the start (0: whenever
 NOW_SIGNUP = 10 * 60  # seconds a tournament "starting now" waits for its creator's Start before it starts
 MIN_PLAYERS = {"arena": 3, "knockout": 4}
 MAX_PLAYERS = {"arena": 300, "knockout": 64}
+STANDINGS_START = "tourney_"  # the Mini App's start parameter for a tournament's standings: tourney_<id>
 FORGOTTEN_NAME = "—"  # the name of a player or creator who asked the bot to delete their data (/forget)
 STREAK_AFTER = arena_rules.FIRE_AFTER  # wins in a row after which a win is worth arena_rules.STREAK_POINTS
 

@@ -12,6 +12,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 from bot.i18n import LANGUAGE_NAMES, N_, Texts
 from bot.model.game_format import GameFormat
 from bot.model.table import Table
+from bot.model.tournament import STANDINGS_START
 from bot.service.hints import hinted as hinted  # the board page offers 💡 where these boards do
 from bot.telegram import callbacks
 from bot.views.captions import clock_words, level_name, variant_name
@@ -55,6 +56,16 @@ class WebAppLinks:
         if self.name is None:
             return None
         return InlineKeyboardButton(label, url=f"https://t.me/{self.bot}/{self.name}?startapp={table.id}")
+
+    def standings(self, t: Texts, tourney_id: str) -> InlineKeyboardButton | None:
+        """A group card's 📲 Standings: a Direct Link (groups refuse web_app buttons) whose signed start
+        parameter lets the page show that tournament (bot/web/tourney_view.py); none without a short `name`."""
+        if self.name is None:
+            return None
+        start = STANDINGS_START + tourney_id
+        return InlineKeyboardButton(
+            "📲 " + t.gettext("Standings"), url=f"https://t.me/{self.bot}/{self.name}?startapp={start}"
+        )
 
 
 def board_markup(

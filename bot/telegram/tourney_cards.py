@@ -18,6 +18,7 @@ from bot.model.tournament import (
     round_count,
 )
 from bot.telegram import callbacks
+from bot.telegram.keyboards import WebAppLinks
 from bot.views.captions import clock_words, variant_name
 
 SHOWN_PLACES = 10  # the standings' lines on the card
@@ -100,11 +101,22 @@ def chosen(choice: str) -> tuple[str, str, int, int]:
     return ("arena" if arena else "knockout"), fmt, minutes, START_IN[int(choice[-1])]
 
 
-def card_markup(t: Texts, tour: Tournament, bot_username: str) -> InlineKeyboardMarkup | None:
+def card_markup(
+    t: Texts, tour: Tournament, bot_username: str, links: WebAppLinks | None = None
+) -> InlineKeyboardMarkup | None:
     """The card's buttons: while signing up Join, Leave, a deep link for those who never opened the bot,
-    Start and Cancel; while running Join (a paused arena player comes back) and Cancel."""
+    Start and Cancel; while running Join (a paused arena player comes back) and Cancel; with the Mini App
+    (`links`) its 📲 Standings last."""
     if not tour.live:
         return None
+    markup = _card_buttons(t, tour, bot_username)
+    button = links.standings(t, tour.id) if links is not None else None
+    if button is None:
+        return markup
+    return InlineKeyboardMarkup([*markup.inline_keyboard, [button]])
+
+
+def _card_buttons(t: Texts, tour: Tournament, bot_username: str) -> InlineKeyboardMarkup:
     link = f"https://t.me/{bot_username}?start=t_{tour.id}"
     if tour.stage == "signup":
         return InlineKeyboardMarkup(

@@ -25,6 +25,8 @@ from bot.service.rates import Limits
 from bot.web import CONTENT_SECURITY_POLICY, CONTENT_TYPES, PAGE, STATIC_DIR
 from bot.web.live import Live
 from bot.web.sockets import Signer, Sockets
+from bot.web.standings import standings
+from bot.web.tourney_view import START_PREFIX
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +135,7 @@ class WebServer:
         router.add_get(base + "/", self._page)
         router.add_get(base + "/ws", self.sockets.handle)
         router.add_get(base + "/static/{path:.+}", self.serve_file)
+        router.add_post(base + "/tourney/standings", self._standings)  # bot/web/tourney_view.py
 
     @property
     def local_url(self) -> str:
@@ -189,7 +192,17 @@ class WebServer:
         raise web.HTTPFound(request.path + "/" + query)
 
     async def _page(self, request: web.Request) -> web.StreamResponse:
+        """The board page; the standings page (static/tourney/) for a card's 📲 Standings (its Direct Link's
+        start parameter, which Telegram also puts in the URL) or ?tourney=<id>."""
+        start = request.query.get("tgWebAppStartParam", "")
+        if start.startswith(START_PREFIX) or "tourney" in request.query:
+            return self.files["tourney/index.html"].response(request)
         return self.files[PAGE.name].response(request)
+
+    async def _standings(self, request: web.Request) -> web.StreamResponse:
+        """A tournament's standings for a page that may watch it (tourney_view.may_watch): 401 for initData
+        that proves no one, 404 alike for a tournament that is not there and one the page may not see."""
+        return await standings(self.services, self.sockets.signer, request)
 
     async def serve_file(self, request: web.Request) -> web.StreamResponse:
         """A file of the page, named by the route's {path} (only files read at the start are served)."""

@@ -156,7 +156,11 @@ def show_card(d: Deps, tour: Tournament, pending: set[str]) -> None:
             return
         lt = texts(now.lang)
         await display.edit_text(
-            bot, now.chat_id, now.card, card_text(lt, now, d.clock()), card_markup(lt, now, bot_name(d))
+            bot,
+            now.chat_id,
+            now.card,
+            card_text(lt, now, d.clock()),
+            card_markup(lt, now, bot_name(d), d.boards.links),
         )
 
     if not d.outbox.post(tour.chat_id, send, "a tournament's card"):
@@ -168,7 +172,10 @@ async def new_card(d: Deps, tour: Tournament) -> None:
     edited and loses its buttons."""
     lt = texts(tour.lang)
     message_id = await display.say(
-        d.boards.bot, tour.chat_id, card_text(lt, tour, d.clock()), card_markup(lt, tour, bot_name(d))
+        d.boards.bot,
+        tour.chat_id,
+        card_text(lt, tour, d.clock()),
+        card_markup(lt, tour, bot_name(d), d.boards.links),
     )
     if message_id is None:
         return
