@@ -107,3 +107,22 @@ async def test_the_card_link_opens_the_standings_page_not_the_board(
         assert "script-src 'self'" in page.headers["Content-Security-Policy"]
     async with http.get(server.local_url + "/app/?tgWebAppStartParam=abc") as page:
         assert "static/board/main.js" in await page.text()
+
+
+async def test_a_knockout_shows_its_bracket_round_by_round_to_a_player(
+    served: tuple[Services, WebServer, aiohttp.ClientSession],
+) -> None:
+    s, server, http = served
+    t = await tournaments.create(s, GROUP - 1, "Cup", Person(1, "Ann"), "knockout", "short-blitz", 0, 0)
+    for uid, name in ((1, "Ann"), (2, "Ben"), (3, "Cid"), (4, "Dee"), (5, "Eve")):
+        await tournaments.join(s, t.id, Person(uid, name))
+    await tournaments.start_games(s, await tournaments.start(s, t.id, 1))
+    status, view = await ask(server, http, init_data(5), t.id)
+    assert status == 200 and "standings" not in view
+    first, *later = view["rounds"]
+    assert len(first) == 8 and first.count("") == 3  # five players: three byes
+    assert sorted(name for name in first if name) == ["Ann", "Ben", "Cid", "Dee", "Eve"]
+    assert later[-1] == [None]  # no champion yet
+    assert view["playing"] and all(
+        len(set(pair) & {"Ann", "Ben", "Cid", "Dee", "Eve"}) == 2 for pair in view["playing"]
+    )
