@@ -18,8 +18,12 @@ from bot.service.context import Services
 from bot.service.settings import SettingsCache
 from bot.storage import Storage, VersionConflict
 from bot.storage.keys import tourney_key, tourney_players_key
+from testkit.fake_telegram import FakeTelegram, SimUser
+from testkit.fake_telegram.play import reply_to
+from testkit.fake_telegram.runner import BotRunner
 
 NOW = 1_800_000_000.0
+GROUP = -1002468
 
 
 @pytest.fixture
@@ -91,3 +95,28 @@ async def test_a_change_made_before_the_forget_cannot_write_the_name_back(s: Ser
         await s.storage.tournaments.save(stale.with_card(99), stale.version, None)
     again = await s.storage.tournaments.load(tid)
     assert again is not None and again.name_of(3) == FORGOTTEN_NAME
+
+
+def test_the_forget_command_withdraws_a_sign_up_and_leaves_the_name_nowhere(
+    tg: FakeTelegram, bot: BotRunner, redis_url: str
+) -> None:
+    tg.add_chat(GROUP, "supergroup", "Nardy club")
+    ann, bob = SimUser(tg, 1, "Ann"), SimUser(tg, 2, "Bobbington")
+    menu = reply_to(ann, "/tournament", GROUP)
+    for choice in ("Knockout", "Short nardy", "Matches to 3", "live", "In 15 min"):
+        assert not ann.press(menu, choice).show_alert
+    assert not bob.press(tg.message(GROUP, menu.message_id), "Join").show_alert
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        tid = next(k for k in client.scan_iter(match="nardy:tourney:*") if k.count(":") == 2).split(":")[2]
+        assert client.hexists(tourney_players_key(tid), "2")
+        assert not bob.press(reply_to(bob, "/forget"), "Yes, delete my data").show_alert
+        assert not client.hexists(tourney_players_key(tid), "2")
+        stored = [str(client.get(k)) for k in client.scan_iter(match="nardy:tourney:*", _type="string")] + [
+            str(client.hgetall(k)) for k in client.scan_iter(match="nardy:tourney:*", _type="hash")
+        ]
+        assert "Ann" in "".join(stored)  # the check reads the names where they are
+        assert "Bobbington" not in "".join(stored)
+    finally:
+        client.close()
+    assert not bot.errors.records, bot.errors.messages()
