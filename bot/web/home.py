@@ -1,0 +1,241 @@
+"""The Mini App's home (static/home.html): what a player sees when they open the bot's Mini App from its menu
+button, /app or a Direct Link, over plain HTTP next to the board page's socket.
+
+- GET `api/home`: the player's games in progress (whose turn, the opponent, the clock), the formats and
+  levels they may start against the computer, what /stats and /history say of them, and the page's words in
+  their language (bot/web/protocol.py home_message).
+- POST `api/computer`: a new game against the computer, started by bot/service/starts.py, as the chat's menu
+  starts it; the answer names the game, whose board the page then opens.
+- POST `api/open`: what a Direct Link's startapp names (protocol.parse_start_param): a game is named back
+  (its board checks who may see it), an invitation is accepted through starts.accept_invite.
+
+Every request proves its person as the board's socket does (bot/web/sockets.py Signer: Telegram's initData,
+here in the `Authorization: tma <initData>` header; the sandbox's signed cookie), checked at each request; a
+POST must come from the page's own origin. A person sees their own games only: the list is built from their
+own games set, and each game is checked to have them as a player. Names are sent as text, never HTML.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+from aiohttp import web
+
+from bot.i18n import N_, RIGHT_TO_LEFT, Texts, language_of, texts
+from bot.model.flow import Refused
+from bot.model.table import Person, Table
+from bot.service import starts
+from bot.service.answers import TRY_AGAIN
+from bot.storage import ChatBusy, StorageError
+from bot.views.captions import level_name, person_name, variant_name
+from bot.views.stats_lines import history_line, stats_text
+from bot.web.auth import BadInitData, InitData
+from bot.web.protocol import (
+    ProtocolError,
+    clock_json,
+    game_entry,
+    home_message,
+    parse_new_game,
+    parse_open,
+)
+from bot.web.sockets import SIGNED_OUT, Sockets
+from engine import Phase
+from engine.ai.levels import LEVELS
+
+log = logging.getLogger(__name__)
+
+FORMATS = ("short", "long", "short.3", "long.3", "short.5c")  # what the home offers against the computer
+MAX_GAMES = 40  # games of a player's set looked at (the set holds the last 30 days')
+HISTORY_SIZE = 10
+LOOK_WITHIN = 2.0  # seconds the home's reads may take
+AUTH_SCHEME = "tma "
+
+# The page's own words (its other words come with the games, the statistics and the history).
+WORDS = {
+    "title": N_("Nardy"),
+    "yourGames": N_("Your games"),
+    "noGames": N_("No games in progress."),
+    "yourTurn": N_("Your turn"),
+    "theirTurn": N_("Waiting for {name}"),
+    "newGame": N_("Play the computer"),
+    "format": N_("Game"),
+    "level": N_("Level"),
+    "start": N_("Start"),
+    "stats": N_("Your statistics"),
+    "history": N_("Your recent games"),
+    "noHistory": N_("No finished games yet."),
+    "signedOut": SIGNED_OUT,
+    "tryAgain": TRY_AGAIN,
+}
+
+
+class Home:
+    """The home's API routes of one page server (see the module docstring)."""
+
+    def __init__(self, sockets: Sockets) -> None:
+        self.sockets = sockets
+        self.services = sockets.services
+
+    def add_routes(self, app: web.Application, base: str) -> None:
+        app.router.add_get(base + "/api/home", self.home)
+        app.router.add_post(base + "/api/computer", self.computer)
+        app.router.add_post(base + "/api/open", self.open)
+
+    # ------------------------------------------------------------------ who
+
+    def _who(self, request: web.Request) -> InitData:
+        header = request.headers.get("Authorization", "")
+        raw = header[len(AUTH_SCHEME) :] if header.startswith(AUTH_SCHEME) else ""
+        try:
+            return self.sockets.signer.check(request, raw, self.sockets.clock())
+        except BadInitData as err:
+            log.info("a home request refused: %s", err)
+            lang = language_of(request.headers.get("Accept-Language", "")[:2])
+            raise _error(texts(lang).gettext(SIGNED_OUT), 401) from None
+
+    async def _texts(self, init: InitData) -> Texts:
+        try:
+            async with asyncio.timeout(LOOK_WITHIN):
+                chosen = await self.services.settings.get(init.user.id)
+        except (StorageError, TimeoutError):
+            return texts(language_of(init.user.language_code))
+        return texts(chosen.language(init.user.language_code))
+
+    async def _body(self, request: web.Request) -> bytes:
+        if request.headers.get("Origin", "").lower() != self.sockets.origin:
+            raise web.HTTPForbidden(text="origin not allowed")
+        if request.content_length is None or request.content_length > 4096:
+            raise web.HTTPRequestEntityTooLarge(4096, request.content_length or 0)
+        return await request.read()
+
+    # ------------------------------------------------------------------ routes
+
+    async def home(self, request: web.Request) -> web.StreamResponse:
+        """The player's home (protocol.home_message)."""
+        init = self._who(request)
+        t = await self._texts(init)
+        user = init.user.id
+        storage = self.services.storage
+        now = self.sockets.clock()
+        try:
+            async with asyncio.timeout(LOOK_WITHIN):
+                ids = (await storage.games.games_of_user(user))[-MAX_GAMES:]
+                tables = await asyncio.gather(*(storage.games.load(i) for i in ids))
+                found = await storage.results.stats_of(user)
+                history = await storage.results.history_of(user, HISTORY_SIZE)
+        except (StorageError, TimeoutError) as err:
+            log.warning("the home of user %s could not be read: %s", user, err)
+            raise _error(t.gettext(TRY_AGAIN), 503) from None
+        mine = [x for x in tables if x is not None and not x.over and x.side_of(user) is not None]
+        mine.sort(key=lambda x: -(x.moved_at or 0.0))
+        name = init.user.first_name
+        stats_lines = stats_text(t, name, found).split("\n")
+        return _json(
+            home_message(
+                t.lang,
+                name,
+                {key: t.gettext(word) for key, word in WORDS.items()},
+                [entry(t, x, user, now) for x in mine],
+                [(f, variant_name(t, f)) for f in FORMATS],
+                [(level, level_name(t, level)) for level in LEVELS],
+                stats_lines,
+                [history_line(t, e) for e in history],
+                now,
+                t.lang in RIGHT_TO_LEFT,
+            )
+        )
+
+    async def computer(self, request: web.Request) -> web.StreamResponse:
+        """A new game against the computer, started as the chat's menu starts it: `{"game": ID}`."""
+        init = self._who(request)
+        body = await self._body(request)
+        t = await self._texts(init)
+        try:
+            wanted = parse_new_game(body)
+        except ProtocolError as err:
+            raise _error(str(err), 400) from None
+        if wanted.format not in FORMATS or wanted.level not in LEVELS:
+            raise _error(f"choose a format of {FORMATS} and a level of {LEVELS}", 400)
+        me = Person(init.user.id, init.user.first_name, t.lang)
+        return await _started(t, starts.against_computer(self.services, me, wanted.format, wanted.level))
+
+    async def open(self, request: web.Request) -> web.StreamResponse:
+        """What a Direct Link's startapp names: `{"game": ID}` (an invitation is accepted first)."""
+        init = self._who(request)
+        body = await self._body(request)
+        t = await self._texts(init)
+        try:
+            start = parse_open(body)
+        except ProtocolError as err:
+            raise _error(str(err), 400) from None
+        if start.kind == "game":
+            return _json({"game": start.id})
+        me = Person(init.user.id, init.user.first_name, t.lang)
+        return await _started(t, _accepted(self.services, start.id, me))
+
+
+def entry(t: Texts, table: Table, user: int, now: float) -> dict[str, Any]:
+    """`table` as a game in progress on `user`'s home (protocol.game_entry)."""
+    you = table.side_of(user)
+    assert you is not None, f"user {user} is not a player of game {table.id}"
+    game, match = table.game, table.match
+    fmt = game.game
+    if match.length > 1 or match.cube:
+        fmt += f".{match.length}" + ("c" if match.cube else "") + ("j" if match.jacoby else "")
+    if game.phase is Phase.OVER:
+        turn = "over"
+    else:
+        turn = "you" if game.deciding is you else "them"
+    score = table.score
+    clock = table.clock
+    return game_entry(
+        table.id,
+        variant_name(t, fmt),
+        person_name(t, table.players[you.other]),
+        turn,
+        (score[you], score[you.other]),
+        match.length,
+        None if clock is None else clock_json(clock.left(now), clock.running, you),
+    )
+
+
+async def _accepted(s: Any, token: str, me: Person) -> Table:
+    _, table = await starts.accept_invite(s, token, me)
+    return table
+
+
+async def _started(t: Texts, start: Any) -> web.StreamResponse:
+    try:
+        table = await start
+    except Refused as refusal:
+        raise _error(t.gettext(refusal.msgid, **refusal.params), 409) from None
+    except ChatBusy:
+        raise _error(t.gettext(starts.GAME_ON), 409) from None
+    except StorageError as err:
+        log.warning("a game could not start from the home: %s", err)
+        raise _error(t.gettext(TRY_AGAIN), 503) from None
+    return _json({"game": table.id})
+
+
+def _json(data: dict[str, Any]) -> web.Response:
+    return web.json_response(data, dumps=_dumps, headers={"Cache-Control": "no-store"})
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+ERRORS: dict[int, type[web.HTTPException]] = {
+    400: web.HTTPBadRequest,
+    401: web.HTTPUnauthorized,
+    409: web.HTTPConflict,
+    503: web.HTTPServiceUnavailable,
+}
+
+
+def _error(text: str, status: int) -> web.HTTPException:
+    """An answer of `status` whose JSON says `text` (the page shows it)."""
+    return ERRORS[status](text=_dumps({"error": text}), content_type="application/json")
