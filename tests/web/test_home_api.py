@@ -97,7 +97,9 @@ async def test_what_the_home_may_not_start_is_refused(setup: Setup) -> None:
     for body in ({"format": "chess", "level": "expert"}, {"format": "short", "level": "god"}, {"format": 1}):
         status, answer = await setup.post(ALICE, "computer", body)
         assert status == 400, (body, answer)
-    status, _ = await setup.post(ALICE, "computer", {"format": "short", "level": "expert"}, "https://evil.example")
+    status, _ = await setup.post(
+        ALICE, "computer", {"format": "short", "level": "expert"}, "https://evil.example"
+    )
     assert status == 403
     assert await setup.s.storage.games.games_of_user(ALICE.user_id) == []
 
