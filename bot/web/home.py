@@ -31,7 +31,7 @@ from bot.service import starts
 from bot.service.answers import TRY_AGAIN
 from bot.storage import ChatBusy, StorageError
 from bot.views.captions import level_name, person_name, variant_name
-from bot.views.stats_lines import history_line, stats_text
+from bot.views.stats_lines import history_line, variant_block
 from bot.web.auth import BadInitData, InitData
 from bot.web.protocol import (
     ProtocolError,
@@ -132,7 +132,9 @@ class Home:
         mine = [x for x in tables if x is not None and not x.over and x.side_of(user) is not None]
         mine.sort(key=lambda x: -(x.moved_at or 0.0))
         name = init.user.first_name
-        stats_lines = stats_text(t, name, found).split("\n")
+        stats_lines: list[str] = []  # /stats's lines per variant played, a blank line between
+        for block in filter(None, (variant_block(t, v) for v in found.variants)):
+            stats_lines += [""] * bool(stats_lines) + block
         return _json(
             home_message(
                 t.lang,

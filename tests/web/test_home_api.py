@@ -69,7 +69,7 @@ async def test_a_new_player_sees_no_games_and_the_computer_games_they_may_start(
     assert [f["id"] for f in home["formats"]][:2] == ["short", "long"]
     assert [lv["id"] for lv in home["levels"]] == ["beginner", "intermediate", "expert"]
     assert home["words"]["yourGames"] == "Your games" and home["dir"] == "ltr"
-    assert home["stats"] == ["📊 Alice has no finished games yet."]
+    assert home["stats"] == []
 
 
 async def test_the_home_speaks_the_players_language(setup: Setup) -> None:
@@ -141,6 +141,7 @@ async def test_finished_games_leave_the_list_and_reach_the_history(setup: Setup)
     assert home["games"] == []
     [line] = home["history"]
     assert "Short nardy against the computer (beginner): lost" in line, line
+    assert home["stats"][:2] == ["Short nardy:", "Rating: 1500 (no rated match yet)"], home["stats"]
 
 
 async def test_a_direct_link_names_a_game_or_an_invitation(setup: Setup) -> None:

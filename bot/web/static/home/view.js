@@ -10,7 +10,8 @@ function el(tag, className, text) {
   return node;
 }
 
-var clocks = [];  // [node, seconds left at load, running]
+var clocks = [];
+var marked = false;  // the performance mark of the first home drawn (bench/webapp.py)  // [node, seconds left at load, running]
 
 export function busy(on) { $("home").setAttribute("aria-busy", on ? "true" : "false"); }
 
@@ -111,7 +112,10 @@ export function render(home, actions) {
   $("stats-title").textContent = w.stats;
   var stats = $("stats");
   stats.textContent = "";
-  home.stats.forEach(function (line) { stats.appendChild(line ? el("p", "", line) : el("p", "gap")); });
+  home.stats.forEach(function (line) {
+    stats.appendChild(line ? el("p", /:$/.test(line) ? "head" : "", line) : el("p", "gap"));
+  });
+  if (!home.stats.length) { stats.appendChild(el("p", "hint", w.noHistory)); }
   $("stats-box").hidden = false;
 
   $("history-title").textContent = w.history;
@@ -122,4 +126,5 @@ export function render(home, actions) {
   $("history-box").hidden = false;
   tick(0);
   busy(false);
+  if (!marked && window.performance && performance.mark) { marked = true; performance.mark("nardy:first-home"); }
 }
