@@ -34,6 +34,7 @@ from bot.telegram.app import (
     settle_heap,
 )
 from bot.telegram.serve import serve
+from bot.telegram.webhook import start_webhook
 from bot.web import sandbox
 from bot.web.server import WebServerError
 from bot.workers.computer import ComputerProcesses
@@ -111,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         if config.webhook_url is not None:  # one of several workers behind a load balancer
             log.info("webhook mode: listening on %s:%s", config.webhook_listen, config.webhook_port)
             start = functools.partial(
-                Updater.start_webhook,
+                start_webhook,  # PTB's server, its path checked: a body that is no update gets 400
                 listen=config.webhook_listen,
                 port=config.webhook_port,
                 url_path=urllib.parse.urlsplit(config.webhook_url).path.lstrip("/"),

@@ -9,7 +9,11 @@ the same text only."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from itertools import product
+from types import MappingProxyType
+from typing import Any
 
 from engine import GAMES
 from engine.match import LENGTHS, Match
@@ -21,6 +25,16 @@ PATTERN = (
     r"(?:short|long)(?:\.[1357]c?j?)?(?:-(?:live|blitz))?"  # for callback data (bot/telegram/callbacks.py)
 )
 CLOCKS = ("live", "blitz")  # the time controls a game may have (bot/model/clock.py TIME_CONTROLS)
+
+FIELD_VALUES: Mapping[str, tuple[Any, ...]] = MappingProxyType(
+    {  # every value each GameFormat field may take
+        "variant": tuple(GAMES),
+        "length": tuple(LENGTHS),
+        "cube": (False, True),
+        "jacoby": (False, True),
+        "clock": (None, *CLOCKS),
+    }
+)
 
 
 class BadFormat(ValueError):
@@ -73,16 +87,29 @@ class GameFormat:
     def of_match(cls, variant: str, match: Match, clock: str | None = None) -> GameFormat:
         return cls(variant, match.length, match.cube, match.jacoby, clock)
 
+    @classmethod
+    def every(cls) -> tuple[GameFormat, ...]:
+        """Every format a game can have: each combination of every field's values (FIELD_VALUES) that is
+        valid. Derived from the fields themselves, so a new field without its values is an error here, not a
+        format that the quick-match sweeper, Stop searching and /forget silently never walk."""
+        names = tuple(f.name for f in fields(cls))
+        missing = set(names) ^ set(FIELD_VALUES)
+        if missing:
+            raise TypeError(
+                f"GameFormat's fields and FIELD_VALUES (bot/model/game_format.py) disagree on {sorted(missing)}"
+            )
+        found: list[GameFormat] = []
+        for values in product(*(FIELD_VALUES[name] for name in names)):
+            try:
+                found.append(cls(**dict(zip(names, values, strict=True))))
+            except BadFormat:
+                continue
+        return tuple(found)
+
     def untimed(self) -> GameFormat:
         """The same format without a clock (a game against the computer has none)."""
         return GameFormat(self.variant, self.length, self.cube, self.jacoby)
 
 
-ALL_FORMATS: tuple[str, ...] = tuple(
-    str(GameFormat(variant, length, cube, jacoby))
-    for variant in ("short", "long")
-    for length in LENGTHS
-    for cube in ((False, True) if variant == "short" else (False,))
-    for jacoby in ((False, True) if cube and length == 1 else (False,))
-    for clock in (None, *CLOCKS)
-)  # every format a game can have: 13 without a clock, 39 in all (each its own quick-match queue)
+ALL_FORMATS: tuple[str, ...] = tuple(str(f) for f in GameFormat.every())
+# every format a game can have: 13 without a clock, 39 in all (each its own quick-match queue)

@@ -1,6 +1,6 @@
 """What the game service needs, whatever the front: storage, the dice, the computer, users' settings and the
-bot's clock, and one hook by which a front learns that a game changed (the Telegram front draws its boards;
-the web pages hear of every save through Redis on their own)."""
+bot's clock, and the hooks by which a front learns that a game changed (the Telegram front draws its boards;
+the web pages hear of every save through Redis on their own) or how a quick-match search went."""
 
 from __future__ import annotations
 
@@ -8,19 +8,30 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from bot.config import DEFAULT_CLAIM_AFTER, DEFAULT_SEEK_TIMEOUT
 from bot.i18n import N_
 from bot.model import waiting
 from bot.model.flow import ComputerPlayer, DiceSource, Refused, Seeds
-from bot.model.table import Person, Table
+from bot.model.table import Person, Seeker, Table
 from bot.service.settings import SettingsCache
 from bot.storage import Storage
 from bot.workers.computer import ComputerProcesses
 from engine.fair_dice import SEED_BYTES
 
 GONE = N_("This game is over or no longer exists.")
+
+
+@dataclass(frozen=True, slots=True)
+class SearchNews:
+    """How a quick-match search went (bot/service/quickmatch.py), for the front that shows it to its player:
+    "found" (the game `table` is on), "busy" (ended: they started another game), "timed_out" (nobody came in
+    time), "stopped" (by /cancel or /forget)."""
+
+    kind: Literal["found", "busy", "timed_out", "stopped"]
+    seeker: Seeker
+    table: Table | None = None
 
 
 @dataclass
@@ -50,6 +61,10 @@ class Services:
 
     def retired(self, table: Table) -> None:
         """`table`'s boards were left for new ones (a rematch): the fronts take their buttons off."""
+
+    def searched(self, news: SearchNews) -> None:
+        """A quick-match search found its game or ended: the front of its player tells them (the Telegram
+        front edits the search's waiting message)."""
 
 
 async def load(s: Services, game_id: str) -> Table:

@@ -30,17 +30,20 @@ class LimitStore:
 
     def __init__(self, client: aioredis.Redis, clock: Callable[[], float] = time.time) -> None:
         self._r = client
-        self._clock = clock  # unix time, of first_seen
+        self._clock = clock  # unix time, of first_seen (and of the buckets when no clock is passed)
         self._take_tokens_script = scripts.register(client, "take_tokens")
 
     def now(self) -> float:
         """The clock `first_seen` reads (unix seconds)."""
         return self._clock()
 
-    async def take_tokens(self, buckets: tuple[Bucket, ...]) -> tuple[Bucket | None, bool]:
+    async def take_tokens(
+        self, buckets: tuple[Bucket, ...], now: float | None = None
+    ) -> tuple[Bucket | None, bool]:
         """Take one token from each bucket, or from none: (None, False) when allowed, else (the empty
-        bucket, whether this is the first refusal since it last allowed: the one that gets an answer)."""
-        args: list[float] = []
+        bucket, whether this is the first refusal since it last allowed: the one that gets an answer).
+        `now`: the limiter's clock (unix seconds; None: this store's), by which the buckets refill."""
+        args: list[float] = [self._clock() if now is None else now]
         for bucket in buckets:
             args += [bucket.capacity, bucket.per_second]
         async with redis_errors("inbound limits"):

@@ -351,6 +351,7 @@ def build_application(
     d = app.bot_data["nardy"]
     boards.unreachable = lambda table, target: claims.player_unreachable(d, table, target)
     boards.settings = d.settings  # private boards are drawn in their player's language and colours
+    d.tell_search = lambda news: quickmatch.told(d, news)  # how a quick-match search went (bot/service/)
     app.bot_data[SWEEPER] = quickmatch.Sweeper(d)
     app.bot_data[CLOCKS] = clocks.Clocks(d) if clocks_every is None else clocks.Clocks(d, clocks_every)
 

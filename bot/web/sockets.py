@@ -244,8 +244,8 @@ class Sockets:
             rate = limits.chat_presses
             buckets.append(Bucket(limit_key(f"c{table.chat_id}", "press"), rate.burst, rate.per_second))
         try:
-            async with asyncio.timeout(LOOK_WITHIN):
-                empty, _ = await self.services.storage.limits.take_tokens(tuple(buckets))
+            async with asyncio.timeout(limits.look_within):
+                empty, _ = await self.services.storage.limits.take_tokens(tuple(buckets), limits.clock())
         except (StorageError, TimeoutError):
             return True
         if empty is not None:

@@ -20,6 +20,7 @@ from bot.service.rates import Limits
 from bot.storage import Storage
 from bot.telegram.app import ALLOWED_UPDATES, build_application, services
 from bot.telegram.rate_limit import ChatRateLimiter
+from bot.telegram.webhook import start_webhook
 from bot.workers.computer import ComputerProcesses
 from testkit.fake_telegram.server import BOT_TOKEN
 
@@ -70,6 +71,7 @@ class BotRunner:
         clocks_every: float | None = None,
         webapp: WebAppConfig | None = None,
         metrics: MetricsConfig | None = None,
+        redis_timeout: float | None = None,
     ) -> None:
         self.api_url = api_url
         self.webhook_port = webhook_port
@@ -96,6 +98,9 @@ class BotRunner:
         self.webapp = webapp  # the board page's server (bot/web/), started with the bot; None: none
         self.metrics = metrics  # /metrics, /healthz, /readyz (bot/observing.py); None: off
         self.observer: ObserveServer | None = None  # that endpoint, while the bot runs
+        self.redis_timeout = (
+            redis_timeout  # seconds any wait on Redis may take (None: NARDY_REDIS_TIMEOUT's 1 s)
+        )
         self.computers: ComputerProcesses | None = None  # those workers, while the bot runs
         self.app: Application | None = None
         self.errors = ErrorLog()
@@ -129,7 +134,11 @@ class BotRunner:
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
-        storage = Storage.from_url(self.redis_url)
+        storage = (
+            Storage.from_url(self.redis_url)
+            if self.redis_timeout is None
+            else Storage.from_url(self.redis_url, timeout=self.redis_timeout)
+        )
         computer = self.computer
         if self.computer_processes:
             self.computers = ComputerProcesses(self.computer_processes, timeout=self.computer_timeout)
@@ -173,7 +182,8 @@ class BotRunner:
                         poll_interval=0, timeout=1, allowed_updates=ALLOWED_UPDATES
                     )
                 else:
-                    await app.updater.start_webhook(
+                    await start_webhook(
+                        app.updater,
                         listen="127.0.0.1",
                         port=self.webhook_port,
                         url_path="hook",

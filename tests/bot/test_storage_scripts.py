@@ -143,14 +143,35 @@ async def test_a_due_unshown_game_is_claimed_by_one_healer_for_a_lease(storage: 
 async def test_token_buckets_allow_a_burst_then_refuse_with_one_notice(storage: Storage) -> None:
     mine = Bucket(limit_key("u9", "press"), 3, 0.001)
     ours = Bucket(limit_key("c-9", "press"), 100, 0.001)
-    outcomes = [await storage.limits.take_tokens((mine, ours)) for _ in range(6)]
+    outcomes = [await storage.limits.take_tokens((mine, ours), 1000.0) for _ in range(6)]
     assert outcomes[:3] == [(None, False)] * 3
     assert outcomes[3] == (mine, True), "the first refusal is the one answered"
     assert outcomes[4:] == [(mine, False)] * 2
     other = Bucket(limit_key("u10", "press"), 3, 0.001)
-    assert await storage.limits.take_tokens((other, ours)) == (None, False), (
+    assert await storage.limits.take_tokens((other, ours), 1000.0) == (None, False), (
         "another user is not limited by mine"
     )
+
+
+async def test_token_buckets_refill_by_the_clock_they_are_given_and_not_by_the_machines(
+    storage: Storage,
+) -> None:
+    bucket = Bucket(limit_key("u11", "command"), 2, 0.5)  # 2 at once, then one every 2 s
+    now = 5000.0
+    assert [await storage.limits.take_tokens((bucket,), now) for _ in range(3)] == [
+        (None, False),
+        (None, False),
+        (bucket, True),
+    ]
+    await asyncio.sleep(0.05)  # the machine's time goes on; the limiter's stands still: no refill
+    assert await storage.limits.take_tokens((bucket,), now) == (bucket, False)
+    assert await storage.limits.take_tokens((bucket,), now + 1.9) == (bucket, False)
+    assert await storage.limits.take_tokens((bucket,), now + 2.0) == (None, False), "one token in 2 s"
+    assert await storage.limits.take_tokens((bucket,), now + 2.0) == (bucket, True)
+    assert [await storage.limits.take_tokens((bucket,), now + 100.0) for _ in range(3)][-1] == (
+        bucket,
+        True,
+    ), "a long wait refills the bucket up to its capacity only"
 
 
 async def test_once_is_true_once_per_period(storage: Storage) -> None:

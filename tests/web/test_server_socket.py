@@ -277,7 +277,7 @@ async def test_a_hint_in_a_game_against_the_computer_and_none_in_a_rated_one(set
 async def test_presses_past_the_inbound_limit_are_refused(redis_url: str) -> None:
     storage = Storage.from_url(redis_url)
     s = services(storage, ScriptedDice(seed=5))
-    limits = Limits(user_presses=Rate(3, 0.01))
+    limits = Limits(user_presses=Rate(3, 0.01), clock=lambda: 1000.0)  # the buckets' clock stands still
     table = await computer_game(s, ALICE)
     async with (
         page_server(s, limits=limits) as server,

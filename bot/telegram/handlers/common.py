@@ -27,7 +27,7 @@ from bot.service.answers import QUICKER as QUICKER
 from bot.service.answers import TRY_AGAIN as TRY_AGAIN
 from bot.service.answers import TRY_AGAIN_SOON as TRY_AGAIN_SOON
 from bot.service.answers import WENT_WRONG as WENT_WRONG
-from bot.service.context import Services
+from bot.service.context import SearchNews, Services
 from bot.service.rates import Limits
 from bot.service.settings import Settings, choosing, current
 from bot.service.starts import GAME_ON as GAME_ON
@@ -68,6 +68,7 @@ class Deps(Services):
     limits: Limits | None = None  # inbound limits (bot/telegram/handlers/gate.py); None: none (tests)
     media_chat: int | None = None  # NARDY_MEDIA_CHAT_ID: where inline boards' pictures are uploaded
     background: set[asyncio.Task[None]] = field(default_factory=set)  # work begun after a press's answer
+    tell_search: Callable[[SearchNews], None] | None = None  # how a search went: its chat is told (app.py)
 
     def spawn(self, work: Coroutine[Any, Any, None], name: str) -> None:
         """Run `work` in the background (a replay drawn, an analysis made); its failure is logged."""
@@ -90,6 +91,11 @@ class Deps(Services):
         if metrics is not None:
             count_games(metrics, table, previous)
         self.boards.show(table, previous=previous)
+
+    def searched(self, news: SearchNews) -> None:
+        """A quick-match search found its game or ended: its waiting message says so (quickmatch.told)."""
+        if self.tell_search is not None:
+            self.tell_search(news)
 
     def retired(self, table: Table) -> None:
         """A rematch left `table`'s board messages: their keyboards are taken off (a press there would only

@@ -4,7 +4,7 @@ Inbound limits are token buckets in Redis (shared by every worker), per user and
 presses and one for commands. Past a sane rate the first refused update gets one polite answer and the
 rest are dropped at once: no game is loaded, nothing is sent. Other updates (plain text, joins) are left
 alone: no handler does anything with them. If Redis cannot be reached, or does not answer within
-LOOK_WITHIN, the update passes (a move is still guarded by its version): the handler's own deadline
+LOOK_WITHIN (the limits: Limits.look_within), the update passes (a move is still guarded by its version): the handler's own deadline
 (bot/telegram/handlers/common.py) then bounds what is left of the update."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from bot.telegram.handlers.common import N_, answer, deps, user_texts, viewer_se
 log = logging.getLogger(__name__)
 
 SLOW_COMMANDS = N_("Too many commands at once. Wait a minute, please.")
-LOOK_WITHIN = 0.5  # seconds the gate waits for Redis before it lets an update pass unchecked
+LOOK_WITHIN = 0.5  # seconds the gate waits for Redis before it lets a repeated delivery check pass
 
 
 async def drop_repeated_update(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -76,8 +76,8 @@ async def limit_inbound(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
         return
     kind, buckets = found
     try:
-        async with asyncio.timeout(LOOK_WITHIN):
-            empty, notice = await d.storage.limits.take_tokens(buckets)
+        async with asyncio.timeout(d.limits.look_within):
+            empty, notice = await d.storage.limits.take_tokens(buckets, d.limits.clock())
     except (StorageError, TimeoutError):
         log.warning("inbound limits unavailable; update %s passes", update.update_id, exc_info=True)
         return
@@ -88,7 +88,7 @@ async def limit_inbound(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
     if metrics is not None:
         metrics.update(kind, "rate_limited")
     if notice:
-        deadline = asyncio.get_running_loop().time() + LOOK_WITHIN
+        deadline = asyncio.get_running_loop().time() + d.limits.look_within
         with choosing(*await viewer_settings(d, update.effective_user, deadline)):  # once per flood
             t = user_texts(update)
         if update.callback_query is not None:

@@ -1,22 +1,7 @@
-"""Quick match: a stranger to play (`/newgame` → variant → 🎲 Find an opponent, in a private chat).
-
-The search lives in Redis (bot/storage/rooms.py): a sorted set per variant of the users looking, scored by when they
-began, and each one's search record (Seeker: variant, waiting message, name, language, since, token). A press
-pairs in two atomic steps, neither of which can lose anyone:
-1. one script (RoomStore.seek, bot/storage/rooms.py) reads the queue, oldest first, dropping entries whose search ended and seekers
-   who started another game meanwhile (they are told); the first live seeker is the partner, left in the
-   queue; with nobody there the presser is queued in that same step, so of two people pressing at once the
-   second always finds the first (a queue never holds two live seekers);
-2. the game is created by the one save script (RoomStore.start_from_seek), which consumes the partner's search
-   record: Gone when that search ended first (paired with someone else, stopped, timed out), and the presser
-   looks again; ChatBusy when one of the two started another game (the presser is refused, or the partner's
-   search ends and they are told, and the presser looks again).
-Nobody leaves a queue except in the step that ends their search; a player is in one live game at most (the
-chat pointers of the save script). The game is an ordinary game of two private chats (mode "match").
-
-A sweeper in every worker ends the searches that waited NARDY_SEEK_TIMEOUT seconds: one script takes each
-out, so exactly one worker tells its player (with an offer to play the computer, or to look again). The
-queue's scores are join times, so a restart loses no wait and ends none early.
+"""Quick match in Telegram: 🎲 Find an opponent (`/newgame` → variant → 🎲, in a private chat), ✖ Stop searching,
+and the sweeper every worker runs. Thin entrypoints over the service (bot/service/quickmatch.py: the pairing,
+stopping and the timeout live there); this module shows a search on its waiting message, and `told` turns the
+service's news of a search (Services.searched) into that message's new text.
 
 A player who blocked the bot or deleted the chat: the edit of their waiting message fails with 403 and their
 search ends; paired meanwhile, their board fails with 403 and the opponent may claim the win at once
@@ -33,16 +18,14 @@ from telegram.error import BadRequest, Forbidden, TelegramError
 from telegram.ext import ContextTypes
 
 from bot.i18n import Texts, texts
-from bot.model import flow
-from bot.model.flow import Refused
 from bot.model.table import Seeker, Table, new_id
-from bot.service.context import game_seeds
-from bot.storage import ChatBusy, Gone, StorageError, VersionConflict
-from bot.storage.keys import SEEK_GRACE
+from bot.service import quickmatch as service
+from bot.service.context import SearchNews
+from bot.service.quickmatch import MODE, SEARCH_OVER
+from bot.storage import StorageError
 from bot.telegram import button_homes, display
 from bot.telegram.callbacks import BadCallback, Callback
 from bot.telegram.handlers.common import (
-    GAME_ON,
     N_,
     Deps,
     active_game,
@@ -60,8 +43,6 @@ from bot.views.captions import variant_name
 
 log = logging.getLogger(__name__)
 
-MODE = "match"
-MAX_TRIES = 50  # looks of one press: each failed one means another press was paired meanwhile
 SWEEP_EVERY = 5.0  # seconds between two sweeps (less with a short timeout: a tenth of it)
 SWEEP_BATCH = 100  # searches one sweep ends per variant (a full batch: the next sweep comes at once)
 
@@ -71,10 +52,6 @@ WAITING = N_(
 )
 FOUND = N_("🎲 Opponent found: {name}. {variant}: the game is on, your board is below.")
 STOPPED = N_("You stopped searching. Send /newgame to play.")
-SEARCH_OVER = N_("This search is over. Send /newgame to play.")
-ALREADY_PAIRED = N_("An opponent has already been found: your game is on.")
-ALREADY_SEEKING = N_("You are already looking for an opponent. Wait for one, or press Stop searching.")
-TOO_MANY = N_("Many players are looking right now. Press again, please.")
 TIMED_OUT = N_(
     "Nobody turned up for {variant} this time. Play the computer instead (pick a level), or look again?"
 )
@@ -176,52 +153,26 @@ def show_waiting(d: Deps, seeker: Seeker) -> None:
     d.outbox.post(uid, send, "a quick-match waiting message")
 
 
-# ---------------------------------------------------------------------- pairing
-
-
-async def find_opponent(d: Deps, me: Seeker) -> Table | None:
-    """Pair `me` with the longest-waiting live seeker of the variant (the game is created: returned), or queue
-    them (None). Refused when they have a live game or are looking already."""
-    uid = me.person.user_id
-    for _ in range(MAX_TRIES):
-        outcome = await d.storage.rooms.seek(me, d.seek_timeout + SEEK_GRACE)
-        for dropped in outcome.dropped:
-            tell_busy(d, dropped)
-        if outcome.kind == "busy":
-            raise Refused(GAME_ON)
-        if outcome.kind == "seeking":
-            raise Refused(ALREADY_SEEKING)
-        if outcome.kind == "queued":
-            return None
-        partner = outcome.other
-        assert partner is not None
-        table = await flow.start_table(
-            flow.new_game_id(),
-            MODE,
-            me.game,
-            partner.person,
-            me.person,
-            partner.person.lang,
-            d.dice,
-            d.computer,
-            seeds=await game_seeds(d, partner.person, me.person),
+def told(d: Deps, news: SearchNews) -> None:
+    """The service's news of a search (Services.searched): its waiting message says how it went."""
+    seeker = news.seeker
+    t = texts(seeker.person.lang)
+    if news.kind == "found" and news.table is not None:
+        tell_found(d, seeker, news.table)
+    elif news.kind == "busy":
+        tell_busy(d, seeker)
+    elif news.kind == "stopped":
+        tell(d, seeker, t.gettext(STOPPED))
+    elif news.kind == "timed_out":
+        tell(
+            d,
+            seeker,
+            t.gettext(TIMED_OUT, variant=variant_name(t, seeker.game)),
+            seek_over_markup(t, seeker.person.user_id, seeker.game),
         )
-        table = d.stamped(table)
-        try:
-            await d.storage.rooms.start_from_seek(partner, table)
-        except (Gone, VersionConflict):  # their search ended first (or, never seen, the id was taken)
-            continue
-        except ChatBusy:
-            if await active_game(d.storage, uid) is not None:
-                raise Refused(GAME_ON) from None  # the partner was not touched: they wait on
-            if await active_game(d.storage, partner.person.user_id) is not None:
-                ended = await d.storage.rooms.stop_seek(partner.person.user_id, partner.token)
-                if ended is not None:
-                    tell_busy(d, ended)
-            continue
-        tell_found(d, partner, table)
-        return table
-    raise Refused(TOO_MANY)
+
+
+# ---------------------------------------------------------------------- the buttons
 
 
 @button
@@ -235,12 +186,8 @@ async def on_find(
         raise BadCallback(f"a quick match pressed outside the private chat of {query.from_user.id}")
     d = deps(context)
     me = Seeker(person(query.from_user), cb.variant, d.clock(), new_id(), message.message_id)
-    table = await find_opponent(d, me)
-    if table is None:
+    if await service.find_opponent(d, me) is None:  # paired: both are told (told) and the boards drawn
         show_waiting(d, me)
-        return None
-    tell_found(d, me, table)
-    d.boards.show(table)
     return None
 
 
@@ -252,23 +199,14 @@ async def on_stop(
     menu_owner(cb, query)
     message = message_of(query)
     d = deps(context)
-    uid = query.from_user.id
-    if await d.storage.rooms.stop_seek(uid, cb.token) is None:
-        table = await active_game(d.storage, uid)
-        if table is not None and table.mode == MODE:
-            raise Refused(ALREADY_PAIRED)
-        raise Refused(SEARCH_OVER)
+    await service.stop(d, query.from_user.id, cb.token)
     d.edit_text(message.chat.id, message.message_id, t.gettext(STOPPED))
     return None
 
 
 async def stop_search(d: Deps, user_id: int) -> bool:
     """/cancel, /forget: the user's search ends (its waiting message says so). True if there was one."""
-    ended = await d.storage.rooms.stop_seek(user_id)
-    if ended is None:
-        return False
-    tell(d, ended, texts(ended.person.lang).gettext(STOPPED))
-    return True
+    return await service.stop_any(d, user_id)
 
 
 # ---------------------------------------------------------------------- the timeout
@@ -287,19 +225,7 @@ class Sweeper(Sweeping):
         self.ended = 0  # searches this worker ended (tests)
 
     async def sweep(self) -> int:
-        """End the searches due now; returns how many this worker took."""
-        d = self.d
-        expired = await d.storage.rooms.expire_seekers(d.clock() - d.seek_timeout, SWEEP_BATCH)
-        for seeker, game_id in expired:
-            if game_id is not None:
-                tell_busy(d, seeker)
-                continue
-            t = texts(seeker.person.lang)
-            tell(
-                d,
-                seeker,
-                t.gettext(TIMED_OUT, variant=variant_name(t, seeker.game)),
-                seek_over_markup(t, seeker.person.user_id, seeker.game),
-            )
-        self.ended += len(expired)
-        return len(expired)
+        """End the searches due now (their players are told: told); returns how many this worker took."""
+        taken = await service.end_expired(self.d, SWEEP_BATCH)
+        self.ended += taken
+        return taken
