@@ -42,6 +42,10 @@ LANGUAGE_NAMES = {
     "tr": "Türkçe",
     "fa": "فارسی",
 }
+# Telegram language codes the bot has no catalogue for whose players read Russian (Kazakh, Kyrgyz, Uzbek, Tajik,
+# Belarusian): Russian is the language of their schools' second tongue and of their phones' menus, where
+# English is not.
+READ_RUSSIAN = frozenset({"kk", "ky", "uz", "tg", "be"})
 RIGHT_TO_LEFT = frozenset({"fa"})  # languages written right to left: the board needs text shaping for them
 COMPILE_COMMAND = "python -m bot.i18n"
 UPDATE_COMMAND = "python -m bot.i18n update"
@@ -56,9 +60,11 @@ def N_(message: str) -> str:
 
 def language_of(language_code: str | None) -> str:
     """The catalogue for a Telegram language code (an IETF tag such as "uk", "pt-br", "ru-RU"): its primary
-    subtag when the bot speaks it, English otherwise."""
+    subtag when the bot speaks it, Russian for the languages of READ_RUSSIAN, English otherwise."""
     primary = (language_code or "").replace("_", "-").split("-")[0].lower()
-    return primary if primary in LANGUAGES else SOURCE_LANGUAGE
+    if primary in LANGUAGES:
+        return primary
+    return "ru" if primary in READ_RUSSIAN else SOURCE_LANGUAGE
 
 
 class Texts:

@@ -56,6 +56,7 @@ class PageSocket:
         self.messages: list[dict[str, Any]] = []
         self.arrived: list[float] = []  # when each message came (time.perf_counter)
         self.read = 0  # messages taken by next()
+        self.welcome: dict[str, Any] | None = None  # the answer to the hello, once hello() has read it
         self._new = asyncio.Event()
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
@@ -75,8 +76,12 @@ class PageSocket:
         await self.ws.send_str(json.dumps(message))
 
     async def hello(self, game: str, init: str = "") -> dict[str, Any]:
-        """Say hello; the first answer (a state, or an error)."""
+        """Say hello; the first answer after the welcome (a state, or an error); the welcome in `welcome`."""
         await self.send({"type": "hello", "game": game, "initData": init})
+        first = await self.next()
+        if first["type"] != "welcome":
+            return first
+        self.welcome = first
         return await self.next()
 
     async def press(self, version: int, action: str, src: int | None = None, die: int | None = None) -> None:

@@ -35,8 +35,8 @@ from bot.views.stats_lines import history_line, variant_block
 from bot.web.auth import BadInitData, InitData
 from bot.web.protocol import (
     ProtocolError,
-    clock_json,
     game_entry,
+    home_clock_json,
     home_message,
     parse_new_game,
     parse_open,
@@ -200,7 +200,7 @@ def entry(t: Texts, table: Table, user: int, now: float) -> dict[str, Any]:
         turn,
         (score[you], score[you.other]),
         match.length,
-        None if clock is None else clock_json(clock.left(now), clock.running, you),
+        None if clock is None else home_clock_json(clock.left(now), clock.running, you),
     )
 
 

@@ -2,9 +2,11 @@
 
 Page -> server: first `{"type": "hello", "game": ID, "initData": TEXT}`, then presses
 `{"type": "press", "version": 17, "action": "move", "src": 13, "die": 6}` (the other actions carry no src
-and die). Server -> page: `state` (the board as render.view's BoardView, the legal single steps of the
-player now, the actions offered), `refused` (a press had no effect: its text is shown) and `error` (a
-fatal one ends the page's connection: it does not reconnect).
+and die). Server -> page: `welcome` once the hello is accepted (the page's words in its person's language,
+which way the language runs, the server's time: the page measures its clock's offset from it), `state` (the
+board as render.view's BoardView, the legal single steps of the player now, the actions offered, a live
+game's clocks), `refused` (a press had no effect: its text is shown) and `error` (a fatal one ends the
+page's connection: it does not reconnect).
 
 Pure: no I/O, no aiohttp; the server and the page's stub server in testkit/browser/ build their messages here.
 """
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,6 +95,28 @@ def steps_json(game: str, side: Side, moves: Iterable[Move]) -> list[dict[str, A
     return [step_json(game, side, m) for m in moves]
 
 
+def welcome_message(lang: str, direction: str, words: Mapping[str, str], now: float) -> dict[str, Any]:
+    """The answer to an accepted hello: the page's `words` in `lang` (bot/web/words.py), its `direction`
+    ("ltr" or "rtl") and the server's time `now` (unix seconds), which the page's clocks count from."""
+    if direction not in ("ltr", "rtl"):
+        raise ValueError(f"direction {direction!r} of language {lang!r} is neither ltr nor rtl")
+    return {"type": "welcome", "lang": lang, "dir": direction, "words": dict(words), "now": round(now, 3)}
+
+
+def clock_json(
+    reserves: tuple[float, float], running: Side | None, delay: float, at: float
+) -> dict[str, Any]:
+    """A live game's clocks as of the server's time `at` (the save the state shows): each side's reserve
+    left, the side whose time runs (None: stopped) and what is left of its delay for this decision. The page
+    counts down from these with its own clock, corrected by the offset the welcome's `now` gave it."""
+    return {
+        "left": [round(reserves[0], 3), round(reserves[1], 3)],
+        "running": _side(running),
+        "delay": round(delay, 3),
+        "at": round(at, 3),
+    }
+
+
 def state_message(
     game_id: str,
     version: int,
@@ -102,8 +126,10 @@ def state_message(
     steps: Sequence[dict[str, Any]] = (),
     actions: Sequence[str] = (),
     message: str = "",
+    clock: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A `state`: `view` from view_json, the steps and actions of `you` now (none for a watcher, you=None)."""
+    """A `state`: `view` from view_json, the steps and actions of `you` now (none for a watcher, you=None),
+    and a live game's `clock` (clock_json)."""
     unknown = [a for a in actions if a not in ACTIONS]
     if unknown:
         raise ValueError(f"unknown actions {unknown} for game {game_id!r}")
@@ -119,6 +145,8 @@ def state_message(
     }
     if message:
         out["message"] = message
+    if clock is not None:
+        out["clock"] = clock
     return out
 
 
@@ -240,7 +268,7 @@ def parse_open(text: str | bytes) -> StartParam:
     return parse_start_param(_short_text(_json_object(text), "start", text))
 
 
-def clock_json(left: tuple[float, float], running: Side | None, you: Side) -> dict[str, Any]:
+def home_clock_json(left: tuple[float, float], running: Side | None, you: Side) -> dict[str, Any]:
     """A live game's clock as the home shows it: each side's time left in whole seconds (as of the home's
     `now`), yours first, and whose is running ("you", "them" or None)."""
     mine, theirs = left[you], left[you.other]
@@ -258,7 +286,7 @@ def game_entry(
     clock: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One game in progress on the home: its id, its format in words, the opponent's name, whose turn it is
-    (TURNS), the match's score (yours first) and a live game's clock (clock_json)."""
+    (TURNS), the match's score (yours first) and a live game's clock (home_clock_json)."""
     if turn not in TURNS:
         raise ValueError(f"turn {turn!r} of game {game_id!r} is not one of {TURNS}")
     return {

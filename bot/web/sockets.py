@@ -3,7 +3,8 @@
 A socket from another origin than the page's is refused before it opens. Its first message must be the
 page's hello, within HELLO_WITHIN: the person is proved by Telegram's signed initData (bot/web/auth.py; in
 the sandbox, by its signed sign-in cookie), checked then and again at every press (its age), and the socket
-is bound to that person and game for good. A player of the game plays; anyone else may watch a group's
+is bound to that person and game for good, and answered with the page's words in that person's language
+and the server's time (`welcome`). A player of the game plays; anyone else may watch a group's
 game (`you: null`) and is refused any other one. A press goes through the same service function, with the
 same checks, as the chat's button (bot/service/games.py): a refusal comes back as `refused` with the
 translated reason, a press on an old board as `refused` and the board as it is now; every change reaches
@@ -45,8 +46,17 @@ from bot.storage.limits import Bucket
 from bot.web import auth
 from bot.web.auth import BadInitData, InitData
 from bot.web.live import Live, state_text
-from bot.web.protocol import MAX_MESSAGE, Hello, Press, ProtocolError, error_message, parse_client_message
+from bot.web.protocol import (
+    MAX_MESSAGE,
+    Hello,
+    Press,
+    ProtocolError,
+    error_message,
+    parse_client_message,
+    welcome_message,
+)
 from bot.web.protocol import refused_message as refused_json
+from bot.web.words import direction, page_words
 from bot.workers.computer import ComputerBusy
 from engine import Side
 
@@ -221,6 +231,9 @@ class Sockets:
             hello_refused("not_a_player")
             await session.fail(t.gettext(NOT_PLAYING))
             return False
+        await session.send_json(
+            welcome_message(session.lang, direction(session.lang), page_words(session.lang), self.clock())
+        )
         await self.live.ready(session, table)
         return True
 

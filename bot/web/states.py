@@ -12,7 +12,7 @@ from bot.model.table import Table
 from bot.service.hints import hinted
 from bot.views import captions
 from bot.views.board_view import board_view
-from bot.web.protocol import state_message, steps_json, view_json
+from bot.web.protocol import clock_json, state_message, steps_json, view_json
 from engine import Phase, Side
 
 
@@ -60,13 +60,20 @@ def steps(table: Table, you: Side | None) -> list[dict[str, Any]]:
 
 
 def message_lines(t: Texts, table: Table) -> list[str]:
-    """The caption's lines the board does not show: what happened since a person last decided, and a live
-    game's clocks as of this change."""
-    lines = captions.event_lines(t, table)
-    clock = captions.clock_line(t, table, captions.names(t, table))
-    if clock:
-        lines.append(clock)
-    return lines
+    """The caption's lines the board does not show: what happened since a person last decided (a live
+    game's clocks are not among them: the page draws them ticking, from clock())."""
+    return captions.event_lines(t, table)
+
+
+def clock(table: Table) -> dict[str, Any] | None:
+    """A live game's clocks as of this change (saved at `moved_at`, as the caption's clock line reads them),
+    for the page to count down from; None in a game without clocks."""
+    found = table.clock
+    if found is None:
+        return None
+    at = table.moved_at if table.moved_at is not None else found.since or 0.0
+    running = None if table.over else found.running
+    return clock_json(found.left(at), running, found.delay_left(at) if running is not None else 0.0, at)
 
 
 def state_of(table: Table, you: Side | None, lang: str, note: str = "") -> dict[str, Any]:
@@ -86,4 +93,5 @@ def state_of(table: Table, you: Side | None, lang: str, note: str = "") -> dict[
         steps(table, you),
         actions(table, you),
         message,
+        clock(table),
     )

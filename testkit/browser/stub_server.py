@@ -3,7 +3,9 @@ page (/app/), its files (/app/static/...) and its socket (/app/ws), which speaks
 (bot/web/protocol.py) over the `StubTable`s a test adds. A test drives the browser with Playwright's sync
 API and scripts the server from the same thread: read the `hellos` and `presses` the pages sent,
 `refuse_next` a press, `hold` presses unanswered, `push` a state to every page of a game, `drop` every
-socket (a restart), refuse sockets while `down`."""
+socket (a restart), refuse sockets while `down`. A hello is answered as the bot's server answers it: the
+page's words in its table's language (bot/web/words.py), and the server's time, `now()` (a test may set a
+clock of its own: the page's clocks count from it)."""
 
 from __future__ import annotations
 
@@ -20,7 +22,15 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from bot.web import CONTENT_SECURITY_POLICY, CONTENT_TYPES, PAGE, STATIC_DIR
-from bot.web.protocol import Hello, ProtocolError, error_message, parse_client_message, refused_message
+from bot.web.protocol import (
+    Hello,
+    ProtocolError,
+    error_message,
+    parse_client_message,
+    refused_message,
+    welcome_message,
+)
+from bot.web.words import direction, page_words
 from engine import Side
 from testkit.browser.stub_table import StubTable
 
@@ -47,6 +57,7 @@ class StubServer:
         self.fatal_hello: str | None = None  # every hello is answered with this fatal error
         self.guest: Side | None = Side.WHITE  # the side of a page with no initData (outside Telegram)
         self.connections = 0
+        self.now: Callable[[], float] = time.time  # the server's clock, said in each welcome
         self._clients: list[_Client] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._runner: web.AppRunner | None = None
@@ -210,6 +221,8 @@ class StubServer:
             client.game = message.game
             sides = {"white": Side.WHITE, "black": Side.BLACK, "": self.guest}
             client.you = sides.get(message.init_data)
+            words = page_words(table.lang)
+            await self._send(client, welcome_message(table.lang, direction(table.lang), words, self.now()))
             await self._send(client, table.state(client.you))
             return
         self.presses.append(json.loads(text))

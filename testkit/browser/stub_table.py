@@ -60,6 +60,9 @@ class StubTable:
     score: tuple[int, int] = (0, 0)
     match_to: int = 1
     hint_text: str = ""
+    clock: dict[str, Any] | None = (
+        None  # a live game's clocks as protocol.clock_json gives them (set by a test)
+    )
 
     @classmethod
     def at(
@@ -181,7 +184,7 @@ class StubTable:
             steps = steps_json(game.game, you, self.step_now().next_moves)
         view = view_json(self.view(viewer), self.score, self.match_to)
         actions = self.actions(you) if you is not None else []
-        return state_message(self.id, self.version, self.lang, you, view, steps, actions, message)
+        return state_message(self.id, self.version, self.lang, you, view, steps, actions, message, self.clock)
 
     # ---------------------------------------------------------------- presses
 

@@ -125,6 +125,19 @@ def test_russian_plural_forms_come_from_the_catalog() -> None:
     ]
 
 
+@pytest.mark.parametrize("code", ["kk", "ky", "uz", "tg", "be", "kk-KZ", "uz_Latn", "BE"])
+def test_telegram_codes_whose_players_read_russian_get_russian(code: str) -> None:
+    assert language_of(code) == "ru"
+    assert texts(code).gettext("pips") == texts("ru").gettext("pips")
+
+
+def test_a_language_whose_players_read_russian_is_not_given_russian_when_chosen_otherwise() -> None:
+    from bot.service.settings import Settings
+
+    assert Settings().language("kk") == "ru"
+    assert Settings(lang="en").language("kk") == "en"
+
+
 # ---------------------------------------------------------------------- config
 
 

@@ -12,8 +12,8 @@ from bot.web.protocol import (
     NewGame,
     ProtocolError,
     StartParam,
-    clock_json,
     game_entry,
+    home_clock_json,
     home_message,
     parse_new_game,
     parse_open,
@@ -61,9 +61,9 @@ def test_a_request_longer_than_a_message_is_refused() -> None:
 
 
 def test_a_clock_is_yours_first_in_whole_seconds() -> None:
-    assert clock_json((90.7, 30.2), Side.BLACK, Side.BLACK) == {"you": 30, "them": 90, "running": "you"}
-    assert clock_json((90.7, 30.2), Side.BLACK, Side.WHITE) == {"you": 90, "them": 30, "running": "them"}
-    assert clock_json((5.0, 6.0), None, Side.WHITE)["running"] is None
+    assert home_clock_json((90.7, 30.2), Side.BLACK, Side.BLACK) == {"you": 30, "them": 90, "running": "you"}
+    assert home_clock_json((90.7, 30.2), Side.BLACK, Side.WHITE) == {"you": 90, "them": 30, "running": "them"}
+    assert home_clock_json((5.0, 6.0), None, Side.WHITE)["running"] is None
 
 
 def test_a_game_entry_says_whose_turn_in_one_of_three_words() -> None:

@@ -14,7 +14,7 @@ import aiohttp
 import pytest
 import redis.asyncio
 
-from bot.model.flow import ScriptedDice
+from bot.model.flow import Refused, ScriptedDice
 from bot.model.table import Person, Table
 from bot.service import games
 from bot.service.context import Services
@@ -313,13 +313,70 @@ async def test_a_socket_that_says_no_hello_is_closed(setup: Setup, monkeypatch: 
         assert answer == {"type": "error", "text": "no hello", "fatal": True}
 
 
-async def test_a_live_game_shows_its_clocks_and_the_last_events(setup: Setup) -> None:
+async def test_a_live_game_sends_its_clocks_as_of_the_save_for_the_page_to_count_down(setup: Setup) -> None:
     table: Table = await friend_game(setup.s, ALICE, BOB, "short-live")
+    assert table.clock is not None and table.moved_at is not None
     async with setup.page() as page:
         state = await page.hello(table.id, setup.init(ALICE))
         assert "Opening roll" in state["message"], state
-        assert "⏱ Alice" in state["message"], state
+        assert "⏱" not in state["message"], state  # the clocks tick in the panels, not in a stale line
+        assert page.welcome is not None and page.welcome["now"] == setup.clock.now
+    clock = state["clock"]
+    reserve = table.clock.control.reserve(1)
+    assert clock["left"] == [reserve, reserve]
+    assert clock["running"] == int(table.game.deciding)
+    assert clock["at"] == round(table.moved_at, 3)
+    assert 0 < clock["delay"] <= table.clock.control.delay
     assert table.game.phase is Phase.MOVE
+
+
+async def test_a_game_without_clocks_sends_none(setup: Setup) -> None:
+    table = await friend_game(setup.s, ALICE, BOB)
+    async with setup.page() as page:
+        state = await page.hello(table.id, setup.init(ALICE))
+    assert "clock" not in state
+
+
+async def test_a_flag_applied_by_the_server_reaches_the_page_at_once_with_the_clocks_stopped(
+    setup: Setup,
+) -> None:
+    table: Table = await friend_game(setup.s, ALICE, BOB, "short-live")
+    assert table.clock is not None
+    deadline = table.clock.deadline()
+    assert deadline is not None
+    async with setup.page() as page:
+        await page.hello(table.id, setup.init(ALICE))
+        setup.clock.now = deadline + 1
+        with pytest.raises(Refused):
+            await games.apply_flag(setup.s, table)  # as the clocks' sweeper does, on any worker
+        state = await page.state(table.version + 1)
+    assert state["view"]["winner"] == int(table.game.deciding.other)
+    assert state["clock"]["running"] is None and state["actions"] == ["rematch"]
+
+
+@pytest.mark.parametrize(
+    ("code", "lang", "direction", "undo"),
+    [("uk", "uk", "ltr", "Скасувати"), ("fa-IR", "fa", "rtl", "برگرداندن"), ("kk", "ru", "ltr", "Отменить")],
+)
+async def test_the_welcome_brings_the_page_its_words_in_the_persons_language(
+    setup: Setup, code: str, lang: str, direction: str, undo: str
+) -> None:
+    table = await friend_game(setup.s, ALICE, BOB)
+    async with setup.page() as page:
+        state = await page.hello(table.id, setup.init(ALICE, lang=code))
+    welcome = page.welcome
+    assert welcome is not None and state["lang"] == welcome["lang"] == lang
+    assert welcome["dir"] == direction and welcome["words"]["undo"] == undo
+    assert welcome["words"]["match"].count("{n}") == 1  # the page fills the placeholders
+
+
+async def test_a_chosen_language_in_settings_wins_over_telegrams_on_the_page(setup: Setup) -> None:
+    await setup.s.settings.choose(ALICE.user_id, "lang", "hy")
+    table = await friend_game(setup.s, ALICE, BOB)
+    async with setup.page() as page:
+        await page.hello(table.id, setup.init(ALICE, lang="ru"))
+    assert page.welcome is not None and page.welcome["lang"] == "hy"
+    assert page.welcome["words"]["resign"] == "Հանձնվել"
 
 
 async def test_a_game_that_is_not_there_is_said_so(setup: Setup) -> None:

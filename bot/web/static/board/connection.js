@@ -1,9 +1,10 @@
-/* The one WebSocket at ../ws (next to static/): a hello (the game, Telegram's initData), then states in
- * and presses out, each press with the version it was made on. A lost socket connects again (backoff with
+/* The one WebSocket at ../ws (next to static/): a hello (the game, Telegram's initData), answered by the
+ * welcome (the page's words, the server's time), then states in and presses out, each press with the version it was made on. A lost socket connects again (backoff with
  * jitter); a press with no answer in 10 s starts a fresh connection, which asks for the truth. */
 
 import { interactive, S, sources } from "./state.js";
-import { pickLang, t } from "./strings.js";
+import { t, welcome } from "./strings.js";
+import { measureOffset } from "./clock.js";
 import { fatal, render, renderConn, toast } from "./page.js";
 
 export function connect() {
@@ -18,6 +19,7 @@ export function connect() {
   ws.onopen = function () {
     if (S.ws !== ws) { return; }
     S.open = true;
+    S.helloAt = Date.now();
     send({ type: "hello", game: S.game, initData: S.initData });
   };
   ws.onmessage = function (event) {
@@ -47,7 +49,11 @@ function scheduleReconnect() {
 }
 
 function onMessage(message) {
-  if (message.type === "state") {
+  if (message.type === "welcome") {
+    welcome(message);
+    measureOffset(message.now, S.helloAt);
+    render();
+  } else if (message.type === "state") {
     if (message.game !== S.game || !message.view) { return; }
     if (!S.fresh && S.state && message.version < S.state.version) { return; }  // an older push
     if (S.state && message.version !== S.state.version) { S.selected = null; }
@@ -56,7 +62,6 @@ function onMessage(message) {
     S.state = message;
     S.inflight = false;
     clearTimeout(S.answerTimer);
-    S.lang = pickLang(message.lang || S.langHint);
     if (S.selected !== null && sources().indexOf(S.selected) < 0) { S.selected = null; }
     render();
     if (!S.drawn) {  // bench/webapp.py reads it: the time to the first board

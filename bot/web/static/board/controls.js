@@ -1,4 +1,5 @@
-/* The buttons under the board (the state's actions: a press each; resigning asks first) and the keys. */
+/* The buttons under the board (the state's actions: a press each; resigning asks first), the list of moves
+ * (moves.js: a step each) and the keys. */
 
 import { S } from "./state.js";
 import { t } from "./strings.js";
@@ -9,6 +10,7 @@ import { select } from "./input.js";
 // Listen to the buttons, the resign dialog and Escape (which closes the dialog, or puts a checker down).
 export function listen() {
   $("buttons").addEventListener("click", onButton);
+  $("moves").addEventListener("click", onMove);
   $("confirm-yes").addEventListener("click", function () { answer(true); });
   $("confirm-no").addEventListener("click", function () { answer(false); });
   document.addEventListener("keydown", function (e) {
@@ -23,6 +25,15 @@ function onButton(event) {
   if (action === "resign") { ask(); return; }
   S.selected = null;
   press(action);
+}
+
+// A move from the list of moves (moves.js): the step it names, as a tap would send it.
+function onMove(event) {
+  var button = event.target.closest("button[data-src]");
+  if (!button || button.disabled) { return; }
+  S.selected = null;
+  S.keepFocus = true;
+  press("move", { src: +button.getAttribute("data-src"), die: +button.getAttribute("data-die") });
 }
 
 function ask() {

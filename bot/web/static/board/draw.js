@@ -88,6 +88,17 @@ function drawChecker(parent, side, centre, attrs, count) {
   return g;
 }
 
+// `attrs` with what a screen reader says of a stack ("Point 13: White, 5": the word `key` of the page) on
+// its first checker; the others are hidden from it.
+function spoken(attrs, index, key, args, side, count) {
+  if (index > 0) { attrs["aria-hidden"] = "true"; return attrs; }
+  args.side = t(side === 0 ? "white" : "black");
+  args.count = count;
+  attrs.role = "img";
+  attrs["aria-label"] = t(key, args);
+  return attrs;
+}
+
 function drawCheckers(view) {
   var g = layers.checkers;
   view.points.forEach(function (n, i) {
@@ -96,17 +107,20 @@ function drawCheckers(view) {
     var drawn = Math.min(height, STACK);
     for (var k = 0; k < drawn; k++) {
       var label = height > STACK && k === STACK - 1 ? height : 0;
-      drawChecker(g, side, checkerCenter(slot, k), { "data-point": i + 1, "data-index": k }, label);
+      drawChecker(g, side, checkerCenter(slot, k), spoken({ "data-point": i + 1, "data-index": k }, k,
+        "onPoint", { n: slot }, side, height), label);
     }
   });
   [0, 1].forEach(function (side) {
     var on = view.bar[side];
     for (var k = 0; k < Math.min(on, BAR_STACK); k++) {
       var label = k === BAR_STACK - 1 && on > BAR_STACK ? on : 0;
-      drawChecker(g, side, barCenter(view, side, k), { "data-point": "bar", "data-index": k }, label);
+      drawChecker(g, side, barCenter(view, side, k), spoken({ "data-point": "bar", "data-index": k }, k,
+        "onBar", {}, side, on), label);
     }
     var box = trayBox(view, side);
-    var tray = el("g", { "class": "tray " + (side === 0 ? "white" : "black"), "data-side": side }, g);
+    var tray = el("g", spoken({ "class": "tray " + (side === 0 ? "white" : "black"), "data-side": side }, 0,
+      "borneOff", {}, side, view.off[side]), g);
     for (var j = 0; j < view.off[side]; j++) {
       var y = side === view.viewer ? box[3] - 3 - (j + 1) * SLAB_H : box[1] + 3 + j * SLAB_H;
       el("rect", { x: (box[0] + box[2] - SLAB_W) / 2, y: y + 1, width: SLAB_W, height: SLAB_H - 2, rx: 5,

@@ -5,9 +5,11 @@
  * The modules, lowest first (each imports only those above it):
  *   geometry.js   where everything is on the board (render/layout.py's numbers)
  *   state.js      what the page holds, and what the player may do now (the state's steps)
- *   strings.js    the page's own texts and its language
+ *   strings.js    the page's words (sent by the server in its person's language) and its direction
+ *   clock.js      a live game's clocks, ticking between states from the server's time
  *   dom.js        small DOM helpers
  *   draw.js       the board in SVG
+ *   moves.js      the legal moves as buttons (the keyboard's and screen readers' way to move)
  *   page.js       the page around the board (panels, status, buttons, toasts); render()
  *   connection.js the socket: hello, states in, presses out, reconnecting
  *   motion.js     checkers in motion (a drop flying back, a pressed checker waiting)
@@ -17,7 +19,7 @@
  *   main.js       this: reads the page's address and Telegram's data, starts the rest */
 
 import { S } from "./state.js";
-import { pickLang, t } from "./strings.js";
+import { t } from "./strings.js";
 import { $ } from "./dom.js";
 import { mount } from "./draw.js";
 import { fatal, render } from "./page.js";
@@ -25,6 +27,7 @@ import { connect } from "./connection.js";
 import { listen as listenToPointer } from "./input.js";
 import { listen as listenToControls } from "./controls.js";
 import { applyTheme, whenReady } from "./telegram.js";
+import { startTicking } from "./clock.js";
 
 // The socket's address: ../ws next to static/, wherever the page is served (/app/, a sandbox seat's folder).
 const WS_URL = new URL("../../ws", import.meta.url);
@@ -36,8 +39,6 @@ function start() {
   var params = new URLSearchParams(location.search);
   S.game = params.get("game") || unsafe.start_param || "";
   S.initData = (S.tg && S.tg.initData) || "";
-  S.langHint = pickLang((unsafe.user && unsafe.user.language_code) || navigator.language);
-  S.lang = S.langHint;
   S.reduceMotion = !!(window.matchMedia && matchMedia("(prefers-reduced-motion: reduce)").matches);
   WS_URL.protocol = WS_URL.protocol === "https:" ? "wss:" : "ws:";
   S.wsURL = WS_URL.href;
@@ -55,6 +56,7 @@ function start() {
   }
   listenToPointer();
   listenToControls();
+  startTicking();
   document.addEventListener("visibilitychange", function () {
     if (!document.hidden && !S.ws && !S.fatal && S.game) { S.retries = 0; connect(); }
   });

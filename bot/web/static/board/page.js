@@ -5,12 +5,17 @@ import { interactive, S } from "./state.js";
 import { t } from "./strings.js";
 import { $, clear, html } from "./dom.js";
 import { drawBoard } from "./draw.js";
+import { drawClocks } from "./clock.js";
+import { drawMoves } from "./moves.js";
 
 const BUTTONS = ["undo", "done", "roll", "double", "take", "pass", "hint", "rematch", "resign"];
+// The page's own symbol before each button's word (the word comes from the catalogue).
+const SYMBOLS = { undo: "↶", done: "✓", roll: "⚂", take: "✓", pass: "✕", resign: "⚑", hint: "?", rematch: "↻" };
 
 export function render() {
   var state = S.state;
   document.documentElement.lang = S.lang;
+  document.documentElement.dir = S.dir;
   drawBoard();
   S.gesture = null;
   renderConn();
@@ -26,6 +31,18 @@ export function render() {
   message.hidden = !state.message;
   message.textContent = state.message || "";
   drawButtons();
+  drawMoves();
+  drawClocks();
+  keepFocus();
+}
+
+// After a move made from the keyboard, the focus stays on the moves (or the buttons once none are left).
+function keepFocus() {
+  if (!S.keepFocus || !interactive()) { return; }
+  S.keepFocus = false;
+  var next = document.querySelector("#moves button:not([disabled])") ||
+    document.querySelector("#buttons button:not([disabled])");
+  if (next) { next.focus(); }
 }
 
 function drawPanel(node, view, side) {
@@ -37,6 +54,7 @@ function drawPanel(node, view, side) {
   if (view.winner === side) { html("span", "star", node, "★"); }
   if (S.state.you === side) { html("span", "you", node, t("you")); }
   if (view.match_to > 1) { html("span", "score", node, String(view.score[side])); }
+  if (S.state.clock) { html("span", "clock", node).setAttribute("data-side", side); }
   var pips = html("span", "pips", node);
   html("span", "pips-label", pips, t("pips") + " ");
   html("b", "pips-value", pips, String(view.pips[side]));
@@ -44,9 +62,8 @@ function drawPanel(node, view, side) {
 
 function label(action, view) {
   var cube = view.cube || 1;
-  if (action === "double") { return t("double", { value: cube * 2 }); }
-  if (action === "take") { return t("take", { value: cube * 2 }); }
-  return t(action);
+  var word = t(action, action === "double" || action === "take" ? { value: cube * 2 } : undefined);
+  return SYMBOLS[action] ? SYMBOLS[action] + " " + word : word;
 }
 
 function drawButtons() {

@@ -2,10 +2,12 @@
  * may do now, read from the state's steps only: the page never decides legality. */
 
 // The one object every module reads and changes: the connection (ws, open, fresh, retries, timer, fatal,
-// answerTimer), the game shown (game, initData, state, lang), the player's input (selected, gesture,
-// inflight), Telegram's WebApp object (tg) and the page's settings (reduceMotion, wsURL, drawn).
+// answerTimer, helloAt), the game shown (game, initData, state), the welcome's (words, lang, dir, and the
+// server clock's offset from the page's), the player's input (selected, gesture, inflight, keepFocus),
+// Telegram's WebApp object (tg) and the page's settings (reduceMotion, wsURL, drawn).
 export const S = {
-  tg: null, game: "", initData: "", lang: "en", langHint: "en",
+  tg: null, game: "", initData: "", lang: "en", words: null, dir: "ltr", offset: 0, helloAt: 0,
+  keepFocus: false,
   ws: null, open: false, fresh: false, retries: 0, timer: 0, fatal: false, answerTimer: 0,
   state: null, inflight: false, selected: null, gesture: null, toastTimer: 0,
   reduceMotion: false, wsURL: "", drawn: false
