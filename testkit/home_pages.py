@@ -51,3 +51,17 @@ def start_computer_game(page: Page, fmt: str = "short", level: str = "beginner")
     page.select_option("#level", level)
     page.click("#start")
     page.wait_for_url("**/app/?game=*", timeout=WAIT_MS)
+
+
+def seek(page: Page, variant: str = "short", length: int = 1, clock: str = "") -> None:
+    """Choose a quick match's variant, length and clock and press 🎲 Find an opponent."""
+    page.select_option("#quick-variant", variant)
+    page.select_option("#quick-length", str(length))
+    page.select_option("#quick-clock", clock)
+    page.click("#find")
+
+
+def wait_waiting(page: Page) -> str:
+    """Until the home shows its search waiting: the waiting line."""
+    page.wait_for_selector("#waiting:not([hidden])", timeout=WAIT_MS)
+    return page.text_content("#waiting-text") or ""

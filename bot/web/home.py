@@ -26,11 +26,12 @@ from aiohttp import web
 
 from bot.i18n import N_, RIGHT_TO_LEFT, Texts, language_of, texts
 from bot.model.flow import Refused
-from bot.model.table import Person, Table
-from bot.service import starts
+from bot.model.game_format import CLOCKS, BadFormat, GameFormat
+from bot.model.table import Person, Seeker, Table, new_id
+from bot.service import quickmatch, starts
 from bot.service.answers import TRY_AGAIN
 from bot.storage import ChatBusy, StorageError
-from bot.views.captions import level_name, person_name, variant_name
+from bot.views.captions import clock_words, level_name, person_name, variant_name
 from bot.views.stats_lines import history_line, variant_block
 from bot.web.auth import BadInitData, InitData
 from bot.web.protocol import (
@@ -40,6 +41,9 @@ from bot.web.protocol import (
     home_message,
     parse_new_game,
     parse_open,
+    parse_seek,
+    parse_stop,
+    seeking_json,
 )
 from bot.web.sockets import SIGNED_OUT, Sockets
 from engine import Phase
@@ -50,6 +54,8 @@ log = logging.getLogger(__name__)
 FORMATS = ("short", "long", "short.3", "long.3", "short.5c")  # what the home offers against the computer
 MAX_GAMES = 40  # games of a player's set looked at (the set holds the last 30 days')
 HISTORY_SIZE = 10
+QUICK_VARIANTS = ("short", "long")  # quick match from the home: these variants, lengths and clocks
+QUICK_LENGTHS = (1, 3, 5, 7)
 LOOK_WITHIN = 2.0  # seconds the home's reads may take
 AUTH_SCHEME = "tma "
 
@@ -67,6 +73,12 @@ WORDS = {
     "stats": N_("Your statistics"),
     "history": N_("Your recent games"),
     "noHistory": N_("No finished games yet."),
+    "quick": N_("Quick match"),
+    "length": N_("Length"),
+    "clock": N_("Clock"),
+    "find": N_("🎲 Find an opponent"),
+    "stop": N_("✖ Stop searching"),
+    "looking": N_("Looking for an opponent: {variant}…"),
     "signedOut": SIGNED_OUT,
     "tryAgain": TRY_AGAIN,
 }
@@ -83,6 +95,9 @@ class Home:
         app.router.add_get(base + "/api/home", self.home)
         app.router.add_post(base + "/api/computer", self.computer)
         app.router.add_post(base + "/api/open", self.open)
+        app.router.add_post(base + "/api/seek", self.seek)
+        app.router.add_get(base + "/api/seek", self.seeking)
+        app.router.add_post(base + "/api/stop", self.stop)
 
     # ------------------------------------------------------------------ who
 
@@ -126,6 +141,7 @@ class Home:
                 tables = await asyncio.gather(*(storage.games.load(i) for i in ids))
                 found = await storage.results.stats_of(user)
                 history = await storage.results.history_of(user, HISTORY_SIZE)
+                search = await storage.rooms.search_of(user)
         except (StorageError, TimeoutError) as err:
             log.warning("the home of user %s could not be read: %s", user, err)
             raise _error(t.gettext(TRY_AGAIN), 503) from None
@@ -147,6 +163,8 @@ class Home:
                 [history_line(t, e) for e in history],
                 now,
                 t.lang in RIGHT_TO_LEFT,
+                quick_choices(t),
+                None if search is None else self._seeking(t, search),
             )
         )
 
@@ -177,6 +195,90 @@ class Home:
             return _json({"game": start.id})
         me = Person(init.user.id, init.user.first_name, t.lang)
         return await _started(t, _accepted(self.services, start.id, me))
+
+    # ------------------------------------------------------------------ quick match
+
+    def _seeking(self, t: Texts, seeker: Seeker) -> dict[str, Any]:
+        since = seeker.since
+        return seeking_json(
+            seeker.token, variant_name(t, seeker.game), since, since + self.services.seek_timeout
+        )
+
+    async def seek(self, request: web.Request) -> web.StreamResponse:
+        """Look for an opponent (bot/service/quickmatch.py, as the chat's 🎲 Find an opponent): `{"game": ID}`
+        when paired at once, else `{"seeking": ...}` (the page then asks GET api/seek until it is over)."""
+        init = self._who(request)
+        body = await self._body(request)
+        t = await self._texts(init)
+        try:
+            wanted = parse_seek(body)
+            fmt = str(GameFormat.parse(quick_format(wanted.variant, wanted.length, wanted.clock)))
+        except (ProtocolError, BadFormat) as err:
+            raise _error(str(err), 400) from None
+        me = Seeker(Person(init.user.id, init.user.first_name, t.lang), fmt, self.services.clock(), new_id())
+        try:
+            table = await quickmatch.find_opponent(self.services, me)
+        except Refused as refusal:
+            raise _error(t.gettext(refusal.msgid, **refusal.params), 409) from None
+        except StorageError as err:
+            log.warning("user %s: a quick match from the home failed: %s", init.user.id, err)
+            raise _error(t.gettext(TRY_AGAIN), 503) from None
+        if table is not None:
+            return _json({"game": table.id})
+        return _json({"seeking": self._seeking(t, me)})
+
+    async def seeking(self, request: web.Request) -> web.StreamResponse:
+        """The player's search going on (`seeking`, null when none) and, when it is over because they were
+        paired, their quick match's game (`game`)."""
+        init = self._who(request)
+        t = await self._texts(init)
+        user = init.user.id
+        try:
+            search = await self.services.storage.rooms.search_of(user)
+            table = None if search is not None else await starts.active_game(self.services.storage, user)
+        except StorageError as err:
+            log.warning("user %s: their search could not be read: %s", user, err)
+            raise _error(t.gettext(TRY_AGAIN), 503) from None
+        game = table.id if table is not None and table.mode == quickmatch.MODE else None
+        return _json({"seeking": None if search is None else self._seeking(t, search), "game": game})
+
+    async def stop(self, request: web.Request) -> web.StreamResponse:
+        """Stop searching (the search `token`), as the chat's ✖ Stop searching."""
+        init = self._who(request)
+        body = await self._body(request)
+        t = await self._texts(init)
+        try:
+            token = parse_stop(body)
+        except ProtocolError as err:
+            raise _error(str(err), 400) from None
+        try:
+            await quickmatch.stop(self.services, init.user.id, token)
+        except Refused as refusal:
+            raise _error(t.gettext(refusal.msgid, **refusal.params), 409) from None
+        except StorageError as err:
+            log.warning("user %s: their search could not be stopped: %s", init.user.id, err)
+            raise _error(t.gettext(TRY_AGAIN), 503) from None
+        return _json({"stopped": True})
+
+
+def quick_format(variant: str, length: int, clock: str) -> str:
+    """The game format a quick match from the home looks for (bot/model/game_format.py's text)."""
+    if variant not in QUICK_VARIANTS or length not in QUICK_LENGTHS or clock not in ("", *CLOCKS):
+        raise BadFormat(f"a quick match of {variant!r}, length {length}, clock {clock!r} is not offered")
+    return str(GameFormat(variant, length, False, False, clock or None))
+
+
+def quick_choices(t: Texts) -> dict[str, list[tuple[str, str]]]:
+    """What the home's quick match offers, in words."""
+    return {
+        "variants": [(v, variant_name(t, v)) for v in QUICK_VARIANTS],
+        "lengths": [("1", t.gettext(ONE_GAME))]
+        + [(str(n), t.gettext("Match to {n}", n=n)) for n in QUICK_LENGTHS[1:]],
+        "clocks": [("", t.gettext("⏱ Clock: none"))] + [(c, "⏱ " + clock_words(t, c)) for c in CLOCKS],
+    }
+
+
+ONE_GAME = N_("One game")
 
 
 def entry(t: Texts, table: Table, user: int, now: float) -> dict[str, Any]:

@@ -202,7 +202,10 @@ def parse_client_message(text: str | bytes) -> Hello | Press:
 # `Authorization: tma <initData>` header (the sandbox: its sign-in cookie): GET api/home (the `home`: the
 # player's games in progress, what they may start, their statistics and last games, the page's words),
 # POST api/computer `{"format": "short", "level": "expert"}` (a new game against the computer: `{"game": ID}`)
-# and POST api/open `{"start": TEXT}` (what a Direct Link's startapp names: `{"game": ID}`).
+# and POST api/open `{"start": TEXT}` (what a Direct Link's startapp names: `{"game": ID}`); quick match:
+# POST api/seek `{"variant": "short", "length": 3, "clock": "live"}` (`{"game": ID}` when paired at once, else
+# `{"seeking": seeking_json}`), GET api/seek (`{"seeking": ..., "game": ID or null}`: polled while waiting) and
+# POST api/stop `{"token": TOKEN}`.
 
 START_PARAM = re.compile(r"[A-Za-z0-9_-]{1,64}")  # what Telegram allows in startapp
 TURNS = ("you", "them", "over")
@@ -311,10 +314,13 @@ def home_message(
     history: Sequence[str],
     now: float,
     right_to_left: bool = False,
+    quick: Mapping[str, Sequence[tuple[str, str]]] | None = None,
+    seeking: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The `home` of one player: their name, the page's `words` in `lang`, their games in progress
     (game_entry), the formats and levels they may start against the computer (id, words), what /stats and
-    /history say of them (lines), and the server's time (the clocks are as of it)."""
+    /history say of them (lines), the server's time (the clocks are as of it), the quick match's choices
+    (`quick`: "variants", "lengths", "clocks", each (id, words)) and the search going on (seeking_json)."""
     return {
         "type": "home",
         "lang": lang,
@@ -327,4 +333,36 @@ def home_message(
         "stats": list(stats),
         "history": list(history),
         "now": now,
+        "quick": {k: [{"id": i, "name": n} for i, n in v] for k, v in (quick or {}).items()},
+        "seeking": seeking,
     }
+
+
+@dataclass(frozen=True)
+class Seek:
+    """A quick-match search as the home asks for it: the variant, the match's length and the time control
+    ("" for none); whether that format is offered is the server's question."""
+
+    variant: str
+    length: int
+    clock: str
+
+
+def parse_seek(text: str | bytes) -> Seek:
+    """A POST api/seek's body, checked for shape only."""
+    data = _json_object(text)
+    clock = data.get("clock", "")
+    if not isinstance(clock, str) or len(clock) > 16:
+        raise ProtocolError(f"clock must be a short string, got {clock!r:.40} in {str(text)[:80]!r}")
+    return Seek(_short_text(data, "variant", text), _int(data, "length", 1, 99, str(text)), clock)
+
+
+def parse_stop(text: str | bytes) -> str:
+    """A POST api/stop's body: the token of the search to stop."""
+    return _short_text(_json_object(text), "token", text)
+
+
+def seeking_json(token: str, title: str, since: float, until: float) -> dict[str, Any]:
+    """A search going on, as the home shows it: its token (to stop it), its format in words, when it began
+    and when it times out (the server's unix time)."""
+    return {"token": token, "title": title, "since": since, "until": until}

@@ -167,3 +167,56 @@ async def test_the_app_folder_serves_the_home_and_a_named_game_the_board(setup: 
         assert "static/board/main.js" in await answer.text()
     async with setup.http.get(setup.base + "static/home/main.js") as answer:
         assert answer.status == 200 and answer.content_type == "text/javascript"
+
+
+async def test_a_quick_match_from_two_homes_waits_then_pairs(setup: Setup) -> None:
+    seek = {"variant": "short", "length": 3, "clock": "live"}
+    status, first = await setup.post(ALICE, "seek", seek)
+    assert status == 200 and set(first) == {"seeking"}, first
+    assert first["seeking"]["title"].startswith("Short nardy (backgammon), match to 3")
+    _, home = await setup.get(ALICE)
+    assert home["seeking"] == first["seeking"] and [v["id"] for v in home["quick"]["variants"]] == [
+        "short",
+        "long",
+    ]
+    async with setup.http.get(
+        setup.base + "api/seek", headers={"Authorization": "tma " + setup.init(ALICE)}
+    ) as r:
+        assert await r.json() == {"seeking": first["seeking"], "game": None}
+    status, again = await setup.post(ALICE, "seek", seek)
+    assert status == 409 and "already looking" in again["error"]
+    status, second = await setup.post(BOB, "seek", {**seek, "clock": ""})  # another format: waits apart
+    assert "seeking" in second
+    await setup.post(BOB, "stop", {"token": second["seeking"]["token"]})
+    status, paired = await setup.post(BOB, "seek", seek)
+    assert status == 200 and set(paired) == {"game"}, paired
+    table = await setup.s.storage.games.load(paired["game"])
+    assert table is not None and table.mode == "match" and table.match.length == 3 and table.clock is not None
+    async with setup.http.get(
+        setup.base + "api/seek", headers={"Authorization": "tma " + setup.init(ALICE)}
+    ) as r:
+        assert await r.json() == {"seeking": None, "game": table.id}  # Alice's page, waiting, opens it
+
+
+async def test_a_search_is_stopped_from_the_home_once(setup: Setup) -> None:
+    _, answer = await setup.post(ALICE, "seek", {"variant": "long", "length": 1, "clock": ""})
+    token = answer["seeking"]["token"]
+    status, _ = await setup.post(BOB, "stop", {"token": token})
+    assert status == 409  # not Bob's search
+    assert (await setup.post(ALICE, "stop", {"token": token}))[0] == 200
+    status, over = await setup.post(ALICE, "stop", {"token": token})
+    assert status == 409 and "search is over" in over["error"]
+    _, home = await setup.get(ALICE)
+    assert home["seeking"] is None
+
+
+async def test_a_quick_match_the_home_does_not_offer_is_refused(setup: Setup) -> None:
+    for body in (
+        {"variant": "chess", "length": 1, "clock": ""},
+        {"variant": "short", "length": 2, "clock": ""},
+        {"variant": "short", "length": 1, "clock": "bullet"},
+        {"variant": "short", "clock": ""},
+    ):
+        status, answer = await setup.post(ALICE, "seek", body)
+        assert status == 400, (body, answer)
+    assert await setup.s.storage.rooms.search_of(ALICE.user_id) is None

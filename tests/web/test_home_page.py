@@ -1,6 +1,7 @@
 """The Mini App's home in Chromium with the bot and the fake Bot API: the bot's menu button and /app open it;
 a new player starts a game against the computer from it and plays it through on the board it opens (the
-chat's board follows); a Direct Link's startapp opens the game or the invitation it names; a forged or
+chat's board follows); a quick match between two homes, waiting shown and stopped, then paired; a Direct
+Link's startapp opens the game or the invitation it names; a forged or
 foreign initData sees nothing."""
 
 from __future__ import annotations
@@ -25,11 +26,11 @@ from testkit.fake_telegram import BOT_TOKEN, FakeTelegram, SimUser
 from testkit.fake_telegram.play import is_over as board_over
 from testkit.fake_telegram.play import reply_to
 from testkit.fake_telegram.runner import BotRunner
-from testkit.home_pages import games, open_home, start_computer_game, wait_home
+from testkit.home_pages import games, open_home, seek, start_computer_game, wait_home, wait_waiting
 from testkit.web_client import init_data
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Browser, Page
 
 T = TypeVar("T")
 GROUP = -100777
@@ -170,3 +171,28 @@ def test_a_forged_or_foreign_init_data_sees_nothing(tg: FakeTelegram, web: BotRu
         assert "could not prove who you are" in (page.text_content("#note") or "")
         assert games(page) == [] and page.is_hidden("#new-box") and page.is_hidden("#stats-box")
         page.close()
+
+
+def test_a_quick_match_between_two_homes(
+    tg: FakeTelegram, web: BotRunner, desktop: Page, browser: Browser
+) -> None:
+    assert web.webapp is not None
+    SimUser(tg, 8, "Hana")
+    SimUser(tg, 9, "Ivan")
+    other = browser.new_context().new_page()
+    open_home(desktop, web.webapp.url, init_data(8, "Hana"))
+    open_home(other, web.webapp.url, init_data(9, "Ivan"))
+    seek(desktop, "long", 3, "live")
+    assert wait_waiting(desktop).startswith("Looking for an opponent: Long nardy, match to 3")
+    desktop.click("#stop-seek")  # cancelled: the form again, and nobody waits
+    desktop.wait_for_selector("#quick:not([hidden])", timeout=15000)
+    seek(other, "long", 3, "live")
+    wait_waiting(other)
+    seek(desktop, "long", 3, "live")  # paired at once: its board opens
+    desktop.wait_for_url("**/app/?game=*", timeout=15000)
+    other.wait_for_url("**/app/?game=*", timeout=15000)  # the waiting home heard it and opened the board
+    wait_drawn(desktop)
+    wait_drawn(other)
+    assert desktop.url.split("?game=")[1] == other.url.split("?game=")[1]
+    other.context.close()
+    assert not web.errors.records, web.errors.messages()

@@ -9,10 +9,11 @@
 
 import { S } from "../board/state.js";
 import { applyTheme, whenReady } from "../board/telegram.js";
-import { render, showNote, tick, toast, busy } from "./view.js";
+import { busy, render, showNote, showSeeking, tick, toast } from "./view.js";
 
 const BASE = new URL("../../", import.meta.url);  // static/home/main.js -> the page's folder
-const H = { initData: "", loadedAt: 0 };
+const H = { initData: "", loadedAt: 0, token: "", poll: 0 };
+const POLL_MS = 2000;  // how often a waiting search asks whether it is over
 
 function request(path, body) {
   var options = {
@@ -43,7 +44,9 @@ export function openGame(id) {
 function load() {
   return request("home").then(function (home) {
     H.loadedAt = Date.now() / 1000;
-    render(home, { open: openGame, start: startGame });
+    render(home, { open: openGame, start: startGame, seek: seek });
+    document.getElementById("stop-seek").onclick = stopSeeking;
+    waitFor(home.seeking);
   }, function (err) {
     busy(false);
     showNote(err.message);
@@ -56,6 +59,47 @@ function startGame(format, level, done) {
   }, function (err) {
     toast(err.message);
     done();
+  });
+}
+
+// Quick match: look for an opponent; paired at once, the board opens; else the page waits, asking the
+// server every POLL_MS whether the search is over (paired: the board opens; timed out or stopped: the form).
+function seek(variant, length, clock, done) {
+  request("seek", { variant: variant, length: length, clock: clock }).then(function (answer) {
+    if (answer.game) { openGame(answer.game); return; }
+    showSeeking(answer.seeking);
+    waitFor(answer.seeking);
+  }, function (err) {
+    toast(err.message);
+    done();
+  });
+}
+
+function waitFor(seeking) {
+  clearTimeout(H.poll);
+  H.token = seeking ? seeking.token : "";
+  if (seeking) { H.poll = setTimeout(poll, POLL_MS); }
+}
+
+function poll() {
+  request("seek").then(function (answer) {
+    if (answer.seeking) { waitFor(answer.seeking); return; }
+    H.token = "";
+    if (answer.game) { openGame(answer.game); return; }
+    showSeeking(null);
+  }, function () { H.poll = setTimeout(poll, POLL_MS); });
+}
+
+function stopSeeking() {
+  if (!H.token) { return; }
+  document.getElementById("stop-seek").disabled = true;
+  clearTimeout(H.poll);
+  request("stop", { token: H.token }).then(function () {
+    H.token = "";
+    showSeeking(null);
+  }, function (err) {
+    toast(err.message);
+    poll();  // over already: paired (its board opens) or timed out
   });
 }
 

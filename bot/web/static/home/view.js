@@ -33,6 +33,7 @@ function clockText(seconds) {
 
 // Every running clock shown `elapsed` seconds after the home came.
 export function tick(elapsed) {
+  tickSeeking();
   clocks.forEach(function (c) {
     c[0].textContent = clockText(c[2] ? c[1] - elapsed : c[1]);
   });
@@ -75,6 +76,30 @@ function options(select, items) {
   });
 }
 
+var words = {};
+var search = null;  // the search going on (the server's seeking_json) and when the page learnt of it
+
+// The quick match's search: its form, or the waiting line with its time and Stop searching.
+export function showSeeking(seeking, w, serverNow) {
+  words = w || words;
+  var waited = seeking ? Math.max(0, (serverNow === undefined ? seeking.since : serverNow) - seeking.since) : 0;
+  search = seeking ? { s: seeking, at: Date.now() / 1000 - waited } : null;
+  $("quick").hidden = !!seeking;
+  $("waiting").hidden = !seeking;
+  $("find").disabled = false;
+  $("stop-seek").disabled = false;
+  if (seeking) {
+    $("waiting-text").textContent = (words.looking || "").replace("{variant}", seeking.title);
+    tickSeeking();
+  }
+}
+
+function tickSeeking() {
+  if (!search) { return; }
+  var waited = Date.now() / 1000 - search.at;
+  $("waiting-time").textContent = clockText(Math.max(0, waited)) + " / " + clockText(search.s.until - search.s.since);
+}
+
 export function render(home, actions) {
   var w = home.words;
   document.documentElement.lang = home.lang;
@@ -108,6 +133,25 @@ export function render(home, actions) {
     actions.start($("format").value, level.value, function () { start.disabled = false; });
   };
   $("new-box").hidden = false;
+
+  $("quick-title").textContent = w.quick;
+  $("quick-variant-label").textContent = w.format;
+  $("quick-length-label").textContent = w.length;
+  $("quick-clock-label").textContent = w.clock;
+  options($("quick-variant"), home.quick.variants || []);
+  options($("quick-length"), home.quick.lengths || []);
+  options($("quick-clock"), home.quick.clocks || []);
+  var find = $("find");
+  find.textContent = w.find;
+  $("stop-seek").textContent = w.stop;
+  $("quick").onsubmit = function (event) {
+    event.preventDefault();
+    find.disabled = true;
+    actions.seek($("quick-variant").value, Number($("quick-length").value), $("quick-clock").value,
+      function () { find.disabled = false; });
+  };
+  showSeeking(home.seeking, w, home.now);
+  $("quick-box").hidden = false;
 
   $("stats-title").textContent = w.stats;
   var stats = $("stats");
