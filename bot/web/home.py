@@ -29,7 +29,7 @@ from bot.model.flow import Refused
 from bot.model.game_format import CLOCKS, BadFormat, GameFormat
 from bot.model.table import Person, Seeker, Table, new_id
 from bot.service import quickmatch, starts
-from bot.service.answers import TRY_AGAIN
+from bot.service.answers import SLOW_PRESSES, TRY_AGAIN
 from bot.storage import ChatBusy, StorageError
 from bot.views.captions import clock_words, level_name, person_name, variant_name
 from bot.views.stats_lines import history_line, variant_block
@@ -111,6 +111,14 @@ class Home:
             lang = language_of(request.headers.get("Accept-Language", "")[:2])
             raise _error(texts(lang).gettext(SIGNED_OUT), 401) from None
 
+    async def _limited(self, request: web.Request) -> InitData:
+        """The person of a request that costs (the home, a start, a search): within their press limits."""
+        init = self._who(request)
+        if not await self.sockets.within_limits(init.user.id):
+            t = await self._texts(init)
+            raise _error(t.gettext(SLOW_PRESSES), 429)
+        return init
+
     async def _texts(self, init: InitData) -> Texts:
         try:
             async with asyncio.timeout(LOOK_WITHIN):
@@ -130,7 +138,7 @@ class Home:
 
     async def home(self, request: web.Request) -> web.StreamResponse:
         """The player's home (protocol.home_message)."""
-        init = self._who(request)
+        init = await self._limited(request)
         t = await self._texts(init)
         user = init.user.id
         storage = self.services.storage
@@ -170,7 +178,7 @@ class Home:
 
     async def computer(self, request: web.Request) -> web.StreamResponse:
         """A new game against the computer, started as the chat's menu starts it: `{"game": ID}`."""
-        init = self._who(request)
+        init = await self._limited(request)
         body = await self._body(request)
         t = await self._texts(init)
         try:
@@ -184,7 +192,7 @@ class Home:
 
     async def open(self, request: web.Request) -> web.StreamResponse:
         """What a Direct Link's startapp names: `{"game": ID}` (an invitation is accepted first)."""
-        init = self._who(request)
+        init = await self._limited(request)
         body = await self._body(request)
         t = await self._texts(init)
         try:
@@ -207,7 +215,7 @@ class Home:
     async def seek(self, request: web.Request) -> web.StreamResponse:
         """Look for an opponent (bot/service/quickmatch.py, as the chat's 🎲 Find an opponent): `{"game": ID}`
         when paired at once, else `{"seeking": ...}` (the page then asks GET api/seek until it is over)."""
-        init = self._who(request)
+        init = await self._limited(request)
         body = await self._body(request)
         t = await self._texts(init)
         try:
@@ -244,7 +252,7 @@ class Home:
 
     async def stop(self, request: web.Request) -> web.StreamResponse:
         """Stop searching (the search `token`), as the chat's ✖ Stop searching."""
-        init = self._who(request)
+        init = await self._limited(request)
         body = await self._body(request)
         t = await self._texts(init)
         try:
@@ -336,6 +344,7 @@ ERRORS: dict[int, type[web.HTTPException]] = {
     400: web.HTTPBadRequest,
     401: web.HTTPUnauthorized,
     409: web.HTTPConflict,
+    429: web.HTTPTooManyRequests,
     503: web.HTTPServiceUnavailable,
 }
 

@@ -17,7 +17,9 @@ from bot.model.flow import ScriptedDice
 from bot.model.table import Invite, Person, new_id
 from bot.service import games
 from bot.service.context import Services
+from bot.service.rates import Limits, Rate
 from bot.storage import Storage
+from bot.web.sandbox import sandbox_server
 from bot.web.server import WebServer
 from testkit.web_client import DAY, computer_game, friend_game, init_data, page_server, services
 
@@ -220,3 +222,44 @@ async def test_a_quick_match_the_home_does_not_offer_is_refused(setup: Setup) ->
         status, answer = await setup.post(ALICE, "seek", body)
         assert status == 400, (body, answer)
     assert await setup.s.storage.rooms.search_of(ALICE.user_id) is None
+
+
+async def test_the_homes_requests_take_the_press_limits_tokens(redis_url: str) -> None:
+    storage = Storage.from_url(redis_url)
+    s = services(storage, ScriptedDice(seed=5), clock=lambda: NOW)
+    limits = Limits(user_presses=Rate(3, 0.01), clock=lambda: 1000.0)  # the buckets' clock stands still
+    async with page_server(s, limits=limits) as server, aiohttp.ClientSession() as http:
+        setup = Setup(s, server, http)
+        statuses = [(await setup.get(ALICE))[0] for _ in range(4)]
+        assert statuses == [200, 200, 200, 429]
+        status, answer = await setup.post(ALICE, "computer", {"format": "short", "level": "expert"})
+        assert status == 429 and answer["error"].startswith("Too many presses at once")
+        assert (await setup.get(BOB))[0] == 200  # another person's bucket
+    await storage.close()
+
+
+async def test_the_sandbox_seat_serves_the_home_signed_in_by_its_cookie(redis_url: str) -> None:
+    storage = Storage.from_url(redis_url)
+    s = services(storage, ScriptedDice(seed=5))
+    server, _ = sandbox_server(s, 0)
+    await server.start()
+    try:
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:  # 127.0.0.1
+            origin = server.local_url
+            body = json.dumps({"name": "Zoe", "lang": "tr"})
+            headers = {"Origin": origin, "Content-Type": "application/json"}
+            async with http.post(origin + "/app/sandbox/signin", data=body, headers=headers) as answer:
+                seat = (await answer.json())["next"].removesuffix("/home")
+            async with http.get(origin + seat + "/") as answer:
+                assert "static/home/main.js" in await answer.text()
+            async with http.get(origin + seat + "/api/home") as answer:
+                home = await answer.json()
+                assert answer.status == 200 and home["name"] == "Zoe" and home["lang"] == "tr"
+            async with (
+                aiohttp.ClientSession() as stranger,
+                stranger.get(origin + seat + "/api/home") as answer,
+            ):
+                assert answer.status == 401  # no cookie: nobody
+    finally:
+        await server.stop()
+        await storage.close()
