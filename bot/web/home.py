@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from typing import Any
 
 from aiohttp import web
@@ -163,7 +164,7 @@ class Home:
             home_message(
                 t.lang,
                 name,
-                {key: t.gettext(word) for key, word in WORDS.items()},
+                {key: plain(t.gettext(word)) for key, word in WORDS.items()},
                 [entry(t, x, user, now) for x in mine],
                 [(f, variant_name(t, f)) for f in FORMATS],
                 [(level, level_name(t, level)) for level in LEVELS],
@@ -282,11 +283,18 @@ def quick_choices(t: Texts) -> dict[str, list[tuple[str, str]]]:
         "variants": [(v, variant_name(t, v)) for v in QUICK_VARIANTS],
         "lengths": [("1", t.gettext(ONE_GAME))]
         + [(str(n), t.gettext("Match to {n}", n=n)) for n in QUICK_LENGTHS[1:]],
-        "clocks": [("", t.gettext("⏱ Clock: none"))] + [(c, "⏱ " + clock_words(t, c)) for c in CLOCKS],
+        "clocks": [("", plain(t.gettext("⏱ Clock: none")))] + [(c, clock_words(t, c)) for c in CLOCKS],
     }
 
 
 ONE_GAME = N_("One game")
+SYMBOL = re.compile(r"^[^\w(]+\s+")  # a chat button's leading symbol (🎲, ✖, ⏱): the page draws none
+
+
+def plain(text: str) -> str:
+    """A chat button's words without their leading symbol (emoji need a font that phones have and some
+    desktops lack)."""
+    return SYMBOL.sub("", text, count=1)
 
 
 def entry(t: Texts, table: Table, user: int, now: float) -> dict[str, Any]:
