@@ -200,10 +200,19 @@ class Home:
             start = parse_open(body)
         except ProtocolError as err:
             raise _error(str(err), 400) from None
+        raw = json.loads(body)["start"]
+        if raw != start.id and await self._is_game(raw):  # a bare id from before the prefixes: "g…", "i…"
+            return _json({"game": raw})
         if start.kind == "game":
             return _json({"game": start.id})
         me = Person(init.user.id, init.user.first_name, t.lang)
         return await _started(t, _accepted(self.services, start.id, me))
+
+    async def _is_game(self, game_id: str) -> bool:
+        try:
+            return await self.services.storage.games.load(game_id) is not None
+        except StorageError:
+            return False
 
     # ------------------------------------------------------------------ quick match
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import aiohttp
@@ -160,6 +160,13 @@ async def test_a_direct_link_names_a_game_or_an_invitation(setup: Setup) -> None
     assert status == 409 and "expired" in answer["error"]
     status, answer = await setup.post(ALICE, "open", {"start": "../etc"})
     assert status == 400
+    for first in "gi":  # a group board's link from before the prefixes: a bare id that begins so
+        old = await computer_game(setup.s, CAROL)
+        await setup.s.storage.games.delete_game(old)
+        bare = first + old.id
+        await setup.s.storage.games.create(replace(old, id=bare))
+        assert (await setup.post(CAROL, "open", {"start": bare}))[1] == {"game": bare}
+        await setup.s.storage.games.delete_game(replace(old, id=bare))
 
 
 async def test_the_app_folder_serves_the_home_and_a_named_game_the_board(setup: Setup) -> None:

@@ -159,6 +159,19 @@ def test_a_direct_link_opens_the_game_or_the_invitation_it_names(
     assert games(desktop) == [game_id]
 
 
+def test_a_persian_home_runs_right_to_left(tg: FakeTelegram, web: BotRunner, phone: Page) -> None:
+    assert web.webapp is not None
+    open_home(phone, web.webapp.url, init_data(10, "Sara", lang="fa"))
+    assert phone.get_attribute("html", "dir") == "rtl" and phone.get_attribute("html", "lang") == "fa"
+    assert phone.text_content("#games-title") == "بازی‌های شما"
+    left, right = phone.evaluate(
+        "(() => { const r = document.createRange();"
+        " r.selectNodeContents(document.getElementById('games-title'));"
+        " const b = r.getBoundingClientRect(); return [b.left, b.right]; })()"
+    )
+    assert right > 300 and left > 150, (left, right)  # the heading's words sit at the right edge
+
+
 def test_a_forged_or_foreign_init_data_sees_nothing(tg: FakeTelegram, web: BotRunner, desktop: Page) -> None:
     assert web.webapp is not None
     carol = SimUser(tg, 3, "Carol")

@@ -14,6 +14,7 @@ import { busy, render, showNote, showSeeking, tick, toast } from "./view.js";
 const BASE = new URL("../../", import.meta.url);  // static/home/main.js -> the page's folder
 const H = { initData: "", loadedAt: 0, token: "", poll: 0 };
 const POLL_MS = 2000;  // how often a waiting search asks whether it is over
+const REFRESH_MS = 20000;  // how often a visible home asks for its games again (whose turn, the clocks)
 
 function request(path, body) {
   var options = {
@@ -135,6 +136,9 @@ function start() {
   if (param && openStartParam(param)) { return; }
   load();
   setInterval(function () { tick(Date.now() / 1000 - H.loadedAt); }, 1000);
+  setInterval(function () { if (!document.hidden && !H.token) { load(); } }, REFRESH_MS);
+  // Back from a board (the browser's back, the page kept in memory): the games as they are now.
+  window.addEventListener("pageshow", function (event) { if (event.persisted) { load(); } });
 }
 
 whenReady(start);
