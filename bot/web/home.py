@@ -53,7 +53,7 @@ from engine.ai.levels import LEVELS
 log = logging.getLogger(__name__)
 
 FORMATS = ("short", "long", "short.3", "long.3", "short.5c")  # what the home offers against the computer
-MAX_GAMES = 40  # games of a player's set looked at (the set holds the last 30 days')
+MAX_GAMES = 200  # games of a player's set looked at (the set holds the last 30 days'; its order is no age)
 HISTORY_SIZE = 10
 QUICK_VARIANTS = ("short", "long")  # quick match from the home: these variants, lengths and clocks
 QUICK_LENGTHS = (1, 3, 5, 7)
