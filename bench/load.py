@@ -56,6 +56,7 @@ from bot.embedded_redis import EmbeddedRedis
 from testkit.fake_telegram.play import MOVER, start_computer_game, start_group_game
 from testkit.fake_telegram.server import BOT_TOKEN, FakeTelegram
 from testkit.fake_telegram.users import SimUser
+from testkit.sentinel_cluster import Cluster
 
 EDITS = ("editMessageMedia", "editMessageCaption")
 
@@ -268,6 +269,13 @@ def main() -> int:
     parser.add_argument("--metrics", action="store_true", help="the bot counts and serves its metrics")
     parser.add_argument("--scrape", metavar="FILE", help="scrape the bot's /metrics every second into FILE")
     parser.add_argument("--metrics-port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--sentinel-replicas",
+        type=int,
+        choices=(0, 1),
+        help="run Redis as a master, a replica and three sentinels (testkit/sentinel_cluster.py), the bot "
+        "pointed at the sentinels and its saves waiting for this many replicas (WAIT)",
+    )
     parser.add_argument("--breakdown", type=int, metavar="PRESSES", help="time the steps of a press instead")
     parser.add_argument("--memory", type=int, metavar="GAMES", help="measure Redis memory per game instead")
     parser.add_argument("--serve-bot", nargs=2, metavar=("API_URL", "REDIS_URL"), help=argparse.SUPPRESS)
@@ -292,11 +300,21 @@ def main() -> int:
 
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory(prefix="nardy-load-") as tmp:
-        redis_server = EmbeddedRedis(Path(tmp) / "redis")
-        redis_server.start()
+        redis_server: EmbeddedRedis | Cluster
+        if args.sentinel_replicas is None:
+            redis_server = EmbeddedRedis(Path(tmp) / "redis")
+            redis_server.start()
+            bot_url = url = redis_server.url
+        else:  # a master, its replica, three sentinels; the bot's saves wait for that many replicas
+            redis_server = Cluster(Path(tmp))
+            redis_server.start()
+            bot_url = f"{redis_server.url}?replicas={args.sentinel_replicas}"
+            master = redis_server.master()
+            assert master is not None
+            url = f"redis://127.0.0.1:{master.port}/0"
         tg = TimedFake()
         tg.start()
-        cmd = [sys.executable, __file__, "--serve-bot", tg.api_url, redis_server.url]
+        cmd = [sys.executable, __file__, "--serve-bot", tg.api_url, bot_url]
         if args.profile:
             cmd += ["--profile", str(Path(args.profile).resolve())]
         cmd += ["--render-processes", str(args.render_processes)] + ["--asyncio-loop"] * args.asyncio_loop
@@ -308,7 +326,7 @@ def main() -> int:
         child = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
         try:
             assert child.stdout is not None and child.stdout.readline().strip() == "ready"
-            return drive(tg, args, rng, redis_server.url, child.pid)
+            return drive(tg, args, rng, url, child.pid)
         finally:
             child.send_signal(signal.SIGTERM)
             child.wait(30)

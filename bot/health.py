@@ -14,8 +14,10 @@ import urllib.parse
 from pathlib import Path
 
 import redis
+from redis.sentinel import Sentinel
 
 from bot.config import Config, ConfigError
+from bot.storage.sentinel import parse
 
 TIMEOUT = 3.0  # seconds for Redis to connect and answer; the HEALTHCHECK allows 10
 
@@ -60,6 +62,20 @@ def bot_pids(proc: Path = Path("/proc")) -> list[int] | None:
     return sorted(pids)
 
 
+def sync_client(url: str) -> redis.Redis:
+    """A client of the bot's Redis as REDIS_URL names it: one server, or the master the sentinels name
+    (bot/storage/sentinel.py), each wait at most TIMEOUT seconds."""
+    target = parse(url)
+    timeouts = {"socket_timeout": TIMEOUT, "socket_connect_timeout": TIMEOUT}
+    if target.sentinels is None:
+        assert target.url is not None
+        return redis.Redis.from_url(target.url, **timeouts)
+    where = target.sentinels
+    auth = {"username": where.username, "password": where.password}
+    sentinels = Sentinel(list(where.addresses), sentinel_kwargs={**timeouts, **auth})
+    return sentinels.master_for(where.service, db=where.db, **auth, **timeouts)
+
+
 def check() -> tuple[bool, str]:
     """(healthy, the one line that says why)."""
     try:
@@ -71,7 +87,7 @@ def check() -> tuple[bool, str]:
         return False, "no nardy-bot process is running"
     url = redis_url(config)
     try:
-        client = redis.Redis.from_url(url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT)
+        client = sync_client(url)
         with client:
             client.ping()
     except (redis.RedisError, OSError, ValueError) as err:

@@ -4,7 +4,8 @@
     photo = render_board(BoardView(game="short", points=..., viewer=Side.BLACK, dice=(6, 1)))
 
 `render.layout` tells where things are drawn (tests read pixels there); `python -m render.gallery DIR`
-writes sample boards.
+writes sample boards. Tournaments have their own pictures: `render.bracket` (a knockout's bracket) and
+`render.podium` (an arena's final standings), pure functions of plain values defined there.
 """
 
 from engine.sides import Side

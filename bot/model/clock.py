@@ -15,6 +15,7 @@ seconds), so tests drive it with any times they like.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -58,6 +59,7 @@ class Clock:
     since: float | None = None
     used: tuple[tuple[int, int, float], ...] = ()  # (game number, side, seconds) of each decision timed
     key: str = ""  # which decision the running side's time is for (bot/model/flow.py decision_key)
+    excused_to: float = 0.0  # the end of the last outage whose time was given back (`excuse`)
 
     @classmethod
     def start(cls, control: TimeControl, length: int) -> Clock:
@@ -94,6 +96,23 @@ class Clock:
         due = self.deadline()
         return self.running if due is not None and now >= due else None
 
+    def excuse(self, outages: Sequence[tuple[float, float]], now: float) -> Clock:
+        """The clock with the running side's time spent in `outages` ((start, end) in the bot's time: Redis or
+        the bot away, when no one could press) given back: its decision starts that much later. Each outage
+        is given back once (`excused_to`); an outage before the decision began gives nothing."""
+        if self.running is None or self.since is None:
+            return self
+        credit, last = 0.0, self.excused_to
+        for start, end in merged(outages):
+            if end <= self.excused_to or start >= now:
+                continue
+            overlap = min(end, now) - max(start, self.since)
+            if overlap > 0:
+                credit, last = credit + overlap, max(last, end)
+        if credit <= 0:
+            return self
+        return replace(self, since=self.since + credit, excused_to=last)
+
     def switch(self, now: float, to: Side | None, key: str = "", number: int = 1) -> Clock:
         """The running side's decision ends at `now` (its time past the delay comes off its reserve, and the
         decision is timed as one of game `number`); `to`'s decision `key` starts (None: the clock stops)."""
@@ -118,6 +137,7 @@ class Clock:
             "since": self.since,
             "used": [list(u) for u in self.used],
             "key": self.key,
+            **({"excused_to": self.excused_to} if self.excused_to else {}),
         }
 
     @classmethod
@@ -131,7 +151,19 @@ class Clock:
             None if d.get("since") is None else float(d["since"]),
             tuple((int(n), int(side), float(seconds)) for n, side, seconds in d.get("used", ())),
             str(d.get("key", "")),
+            float(d.get("excused_to", 0.0)),
         )
+
+
+def merged(spans: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The time spans (start, end) as disjoint spans covering the same time (several workers note one outage)."""
+    out: list[tuple[float, float]] = []
+    for start, end in sorted(spans):
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
 
 
 def clock_text(seconds: float) -> str:

@@ -484,6 +484,8 @@ def resign(table: Table, user_id: int, number: int, whole_match: bool = False) -
 
 def check_rematch(table: Table, user_id: int, version: int) -> None:
     """Refused unless `user_id` may start the next game of `table`'s series from the board of `version`."""
+    if table.tournament is not None:
+        raise Refused("A tournament game has no rematch: the tournament pairs its players.")
     if table.version != version:
         raise Refused("This board is out of date. Use the latest message.")
     if table.side_of(user_id) is None:

@@ -261,6 +261,8 @@ class PlayerStats:
     name: str  # "" when nothing was recorded
     hidden: bool  # hidden from the global leaderboards
     variants: tuple[VariantStats, ...]  # in VARIANTS order
+    tourneys: int = 0  # group tournaments played to the end (bot/storage/lua/save_tournament.lua)
+    tourney_wins: int = 0  # ... and won
 
     def of(self, variant: str) -> VariantStats:
         for found in self.variants:

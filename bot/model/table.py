@@ -74,6 +74,24 @@ class Target:
 
 
 @dataclass(frozen=True)
+class TourneyGame:
+    """Which tournament a game belongs to: its id, its round (a knockout's, from 1; 0 in an arena), its name for
+    the board's caption, and the group card's link (None: the group has no public link)."""
+
+    id: str
+    round: int = 0
+    name: str = ""
+    link: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "round": self.round, "name": self.name, "link": self.link}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> TourneyGame:
+        return cls(str(d["id"]), int(d.get("round", 0)), str(d.get("name", "")), d.get("link"))
+
+
+@dataclass(frozen=True)
 class Table:
     """One game (and its series of rematches) as the bot stores it."""
 
@@ -97,6 +115,7 @@ class Table:
     proof: dict[str, Any] | None = None  # the previous game of the series, verifiable: see fair_proof
     proofs: tuple[dict[str, Any], ...] = ()  # the dice proofs (fair_proof) of this match's earlier games
     clock: Clock | None = None  # a live game's clock (bot/model/clock.py); None: no time control
+    tournament: TourneyGame | None = None  # the tournament this game belongs to (bot/model/tournament.py)
     messages: dict[str, int] = field(default_factory=dict, compare=False)  # target key -> message id
     shown: dict[str, int] = field(default_factory=dict, compare=False)  # target key -> version it shows
     rated: tuple[tuple[float, float] | None, tuple[float, float] | None] | None = field(
@@ -236,6 +255,7 @@ class Table:
             **({"proof": self.proof} if self.proof is not None else {}),
             **({"proofs": list(self.proofs)} if self.proofs else {}),
             **({"clock": self.clock.to_json()} if self.clock is not None else {}),
+            **({"tournament": self.tournament.to_json()} if self.tournament is not None else {}),
         }
 
     @classmethod
@@ -266,6 +286,7 @@ class Table:
             proof=d.get("proof"),
             proofs=tuple(d.get("proofs", ())),
             clock=Clock.from_json(d["clock"]) if d.get("clock") else None,
+            tournament=TourneyGame.from_json(d["tournament"]) if d.get("tournament") else None,
             messages=dict(messages or {}),
             shown=dict(shown or {}),
         )

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from bot.model.flow import Refused, _event, game_ended
@@ -33,6 +33,15 @@ def tick(table: Table, now: float) -> Table:
         return table
     ended_in = int(clock.key.split(":")[0]) if clock.key else table.number
     return replace(table, clock=clock.switch(now, table.game.deciding, key, number=ended_in))
+
+
+def excuse(table: Table, outages: Sequence[tuple[float, float]], now: float) -> Table:
+    """`table` with the time its running clock spent in `outages` (Redis or the bot away) given back
+    (bot/model/clock.py Clock.excuse): nobody loses on time because nobody could press."""
+    if table.clock is None or table.over:
+        return table
+    clock = table.clock.excuse(outages, now)
+    return table if clock is table.clock else replace(table, clock=clock)
 
 
 def flagged(table: Table, now: float) -> Side | None:

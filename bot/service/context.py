@@ -46,6 +46,9 @@ class Services:
     seek_timeout: float = DEFAULT_SEEK_TIMEOUT  # seconds a quick-match search waits (NARDY_SEEK_TIMEOUT)
     clock: Callable[[], float] = time.time  # the bot's clock (the engine never reads one)
     analysts: ComputerProcesses | None = None  # where analyses and hints are worked out (None: a thread)
+    # (start, end) of each recent time Redis or the bot was away, in the bot's time: a running clock gets it
+    # back (waiting.excuse). Kept by the clocks' sweeper (bot/telegram/handlers/clocks.py)
+    outages: tuple[tuple[float, float], ...] = ()
     hints: dict[tuple[str, int], Any] = field(
         default_factory=dict
     )  # (game, version) -> its hint, newest last

@@ -13,6 +13,7 @@ from bot.i18n import N_
 from bot.model import flow, waiting
 from bot.model.flow import ComputerPlayer, DiceSource, Refused
 from bot.model.table import Table
+from bot.model.tournament import lost_on_time_unrated
 from bot.service.context import Services, game_seeds
 from bot.storage import ChatBusy, VersionConflict
 from engine import Side
@@ -39,6 +40,7 @@ async def end_on_time(s: Services, table: Table, now: float) -> bool:
     if waiting.flagged(table, now) is None:
         return False
     ended = replace(waiting.time_out(table, now), moved_at=now)  # not stamped: the clock stopped at the flag
+    ended = lost_on_time_unrated(ended)  # a tournament's walkover is not rated
     try:
         await s.storage.games.save(ended)
     except VersionConflict:  # another press or the clocks' sweeper applied it (or a move landed) first
@@ -47,13 +49,15 @@ async def end_on_time(s: Services, table: Table, now: float) -> bool:
     return True
 
 
-async def apply_flag(s: Services, table: Table) -> None:
+async def apply_flag(s: Services, table: Table) -> Table:
     """A live game whose running side's time ran out by now is lost on time before any press on it counts:
-    Refused says so. Nothing happens while time is left."""
+    Refused says so. While time is left: the table to go on with, its clock given back the time Redis or the
+    bot was away (`s.outages`), so that the press's save keeps that."""
     now = s.clock()
+    table = waiting.excuse(table, s.outages, now)
     side = waiting.flagged(table, now)
     if side is None:
-        return
+        return table
     await end_on_time(s, table, now)
     who = (table.players[side].name, table.players[side.other].name)
     raise Refused(TIME_RAN_OUT, name=who[0], other=who[1])

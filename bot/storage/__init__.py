@@ -9,10 +9,12 @@
   users.py      users' settings and dice secrets, the homes of messages with buttons, media file ids,
                 and the per-user keys /forget deletes
   results.py    results of finished games: statistics, ratings, histories, leaderboards
+  tournaments.py  a group's tournaments, their inboxes of ended games, the tournaments due a look
   live.py       the board pages' feed: the versions every save publishes on its game's channel
 and beside them:
   keys.py       every key name, what it holds and how long it lives
   client.py     the connection pool and the storage's errors (StorageError and its kinds)
+  sentinel.py   REDIS_URL read: one server, or sentinels naming a master; the replicas a save waits for
   scripts.py    the loader of the Lua scripts in lua/ (one file per script, its KEYS and ARGV named on top)
 Every change of a game is one atomic compare-and-set script (lua/save_game.lua). Call a store through its
 owner: `storage.games.save(table)`, `storage.rooms.open_lobby(lobby)`, `storage.results.stats_of(user_id)`.
@@ -20,6 +22,7 @@ owner: `storage.games.save(table)`, `storage.rooms.open_lobby(lobby)`, `storage.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -39,6 +42,7 @@ from bot.storage.client import (
     VersionConflict,
     connect,
     redis_errors,
+    replication,
 )
 from bot.storage.games import GameStore
 from bot.storage.limits import LimitStore
@@ -46,6 +50,8 @@ from bot.storage.live import LiveStore
 from bot.storage.results import ResultStore
 from bot.storage.rooms import RoomStore
 from bot.storage.schedules import ScheduleStore
+from bot.storage.sentinel import NO_REPLICAS, Replication
+from bot.storage.tournaments import TournamentStore
 from bot.storage.users import UserStore
 
 __all__ = [
@@ -64,23 +70,33 @@ __all__ = [
 class Storage:
     """The bot's Redis: one client, and a store for each kind of record (`storage.games.save(table)`)."""
 
-    def __init__(self, client: aioredis.Redis, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        clock: Callable[[], float] = time.time,
+        replicated: Replication = NO_REPLICAS,
+    ) -> None:
         self._r = client
-        self.games = GameStore(client, clock)
+        self.games = GameStore(client, clock, replicated)
         self.schedules = ScheduleStore(client, clock)
         self.rooms = RoomStore(client, self.games)
         self.limits = LimitStore(client, clock)
         self.users = UserStore(client)
         self.results = ResultStore(client)
         self.live = LiveStore(client)
+        self.tournaments = TournamentStore(client)
 
     @classmethod
     def from_url(
         cls, url: str, max_connections: int = MAX_CONNECTIONS, timeout: float = DEFAULT_TIMEOUT
     ) -> Storage:
         """Stores over a client whose pool makes a busy moment wait for a free connection, and whose every
-        wait on Redis lasts at most `timeout` seconds (client.connect)."""
-        return cls(connect(url, max_connections, timeout))
+        wait on Redis lasts at most `timeout` seconds (client.connect); a game's save waits for the
+        replicas the URL asks for (bot/storage/sentinel.py)."""
+        wanted = replication(url)
+        if wanted.replicas and wanted.timeout >= timeout:  # the WAIT must answer before the socket gives up
+            wanted = dataclasses.replace(wanted, timeout=timeout / 2)
+        return cls(connect(url, max_connections, timeout), replicated=wanted)
 
     async def close(self) -> None:
         await self._r.aclose()

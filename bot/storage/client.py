@@ -16,6 +16,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
+from redis.asyncio.sentinel import Sentinel
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import OutOfMemoryError, ReadOnlyError, RedisError, WatchError
@@ -24,6 +25,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from bot.config import DEFAULT_REDIS_TIMEOUT
 from bot.model.table import Lobby
 from bot.observe.metrics import current
+from bot.storage.sentinel import FollowingPool, Replication, parse
 
 MAX_CONNECTIONS = 50  # per process; Redis runs the commands one at a time anyway
 DEFAULT_TIMEOUT = DEFAULT_REDIS_TIMEOUT  # seconds any wait on Redis may take (connect)
@@ -126,7 +128,8 @@ def connect(
     url: str, max_connections: int = MAX_CONNECTIONS, timeout: float = DEFAULT_TIMEOUT
 ) -> aioredis.Redis:
     """A client whose pool makes a busy moment wait for a free connection instead of failing (redis-py's
-    plain pool raises "Too many connections" past 100 presses at once).
+    plain pool raises "Too many connections" past 100 presses at once). The one place clients are made:
+    `url` is REDIS_URL, one server or sentinels (bot/storage/sentinel.py), whose master the client follows.
 
     A Redis that hangs (frozen, or cut off by a network partition: connections open, nothing answers)
     costs every wait at most `timeout` seconds (NARDY_REDIS_TIMEOUT): a connection, a free connection of
@@ -134,18 +137,48 @@ def connect(
     dropped (a restart) is replaced by the pool before it is used, and a command that timed out is left
     to the user's next press (a change is checked against the version, so a save that timed out and
     still landed is never applied twice)."""
-    pool = aioredis.BlockingConnectionPool.from_url(
-        url,
+    target = parse(url)
+    options: dict[str, Any] = {
+        "decode_responses": True,
+        "socket_connect_timeout": timeout,
+        "socket_timeout": timeout,
+        "retry": Retry(NoBackoff(), 0),
+        "health_check_interval": 30,
+    }
+    if target.sentinels is None:
+        assert target.url is not None
+        pool = aioredis.BlockingConnectionPool.from_url(
+            target.url, max_connections=max_connections, timeout=timeout, **options
+        )
+        pool.connection_class = counted(pool.connection_class)
+        return aioredis.Redis.from_pool(pool)  # the client owns the pool: aclose() closes it
+    where = target.sentinels
+    auth = {"username": where.username, "password": where.password}
+    sentinels = Sentinel(
+        list(where.addresses),
+        sentinel_kwargs={
+            "socket_connect_timeout": timeout,
+            "socket_timeout": timeout,
+            "retry": Retry(NoBackoff(), 0),
+            **auth,
+        },
+    )
+    pool = FollowingPool(
+        where.service,
+        sentinels,
         max_connections=max_connections,
         timeout=timeout,
-        decode_responses=True,
-        socket_connect_timeout=timeout,
-        socket_timeout=timeout,
-        retry=Retry(NoBackoff(), 0),
-        health_check_interval=30,
+        db=where.db,
+        **auth,
+        **options,
     )
     pool.connection_class = counted(pool.connection_class)
-    return aioredis.Redis.from_pool(pool)  # the client owns the pool: aclose() closes it
+    return aioredis.Redis.from_pool(pool)
+
+
+def replication(url: str) -> Replication:
+    """How many replicas a game's save waits for, and how long, as REDIS_URL says (sentinel.py)."""
+    return parse(url).replication
 
 
 def compact_json(value: Any) -> str:

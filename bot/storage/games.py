@@ -21,7 +21,7 @@ from bot.model.clock import WARN_AT
 from bot.model.table import Table
 from bot.observe.metrics import current
 from bot.storage import scripts
-from bot.storage.client import ChatBusy, Gone, VersionConflict, compact_json, redis_errors
+from bot.storage.client import ChatBusy, Gone, StorageTimeout, VersionConflict, compact_json, redis_errors
 from bot.storage.keys import (
     ACTIVE_TTL,
     CLOCKS_KEY,
@@ -38,6 +38,7 @@ from bot.storage.keys import (
     reminded_key,
     user_games_key,
 )
+from bot.storage.sentinel import NO_REPLICAS, Replication
 
 PARSED_RECORDS = 2048  # games whose last record this process read or wrote is kept parsed...
 PARSED_SECONDS = 600.0  # ...for at most this long after it was read or written (checked at each one)
@@ -75,13 +76,19 @@ def _split_messages(fields: dict[str, str]) -> tuple[dict[str, int], dict[str, i
 class GameStore:
     """Games and their boards: load, create, save (compare-and-set), delete; board messages, drawing leases."""
 
-    def __init__(self, client: aioredis.Redis, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        clock: Callable[[], float] = time.time,
+        replicated: Replication = NO_REPLICAS,
+    ) -> None:
         # game id -> (its record as stored, that record parsed, when): a press loads the record its previous
         # press saved, and parsing it (the game's whole history) was a tenth of the bot's time per press.
         # Compared by content, so a record another worker wrote is parsed afresh.
         self._parsed: dict[str, tuple[str, Table, float]] = {}
         self._r = client
         self._clock = clock  # unix time, for the unshown boards' and the reminders' due times
+        self._replicated = replicated  # the replicas that must hold a save before anyone sees it
         # seconds after a change that the person on turn against another person is due a turn reminder
         # (0: none); set by bot.telegram.app.build_application
         self.remind_after = 0.0
@@ -184,8 +191,20 @@ class GameStore:
         )  # each game's JSON passed on as it is (cjson rounds numbers)
         args.append(repr(now))
         args += _clock_times(table)
-        async with redis_errors(f"save game {table.id} v{table.version}"):
-            saved, stored, reason, detail = await self._save_script(keys=keys, args=args)
+        what = f"save game {table.id} v{table.version}"
+        async with redis_errors(what):
+            if self._replicated.replicas == 0:
+                saved, stored, reason, detail = await self._save_script(keys=keys, args=args)
+            else:  # WAIT counts the writes of its own connection: the save and the wait in one pipeline
+                async with self._r.pipeline(transaction=False) as pipe:
+                    await self._save_script(keys=keys, args=args, client=pipe)
+                    pipe.execute_command("WAIT", self._replicated.replicas, self._replicated.timeout_ms)
+                    (saved, stored, reason, detail), held = await pipe.execute()
+                if saved and int(held) < self._replicated.replicas:
+                    raise StorageTimeout(
+                        f"{what}: {held} of {self._replicated.replicas} replicas held it after "
+                        f"{self._replicated.timeout} s: not shown (it may yet be lost in a failover)"
+                    )
         if not saved:
             if reason == "busy":
                 raise ChatBusy(f"game {table.id}: a chat of it already has the live game {detail}", detail)

@@ -15,6 +15,8 @@ Schedules (bot/storage/schedules.py; each save of a game sets its entries):
                               when a worker should (re)draw them (each save marks its game; a shown board clears)
   nardy:remind                sorted set: ids of games whose player on turn is due a turn reminder, scored by
                               when (each save sets or clears its game's entry; a sent reminder leaves)
+  nardy:outages               sorted set: "<start>:<end>" of each time a worker could not reach Redis, scored
+                              by its end (a day); a running clock gets that time back
   nardy:reminded:<id>         hash: "n" the game number of the series, "w" and "b" the turn reminders each side
                               was sent in that game (as long as the game lives)
 Rooms: where games start (bot/storage/rooms.py):
@@ -68,6 +70,18 @@ both variants):
   nardy:recorded:<key>        the outcome of recording that game (JSON of ratings, no names): the marker
                               that makes recording idempotent. ~280 bytes; MARKER_TTL (30 days).
   u:settings, field "top"     "hidden": the player hid from global leaderboards (/settings).
+Tournaments (bot/storage/tournaments.py; bot/model/tournament.py):
+  nardy:tourney:<id>          the tournament (Tournament.to_json(): settings, players, games, version); 30
+                              days after its last change (a finished one: TOURNEY_KEPT, for /tournament last)
+  nardy:tourney:<id>:players  hash: user id -> the entrant (JSON), while it signs up (sign_up.lua: no
+                              retry however many press Join at once); folded into the record at the start
+  nardy:tourney:<id>:inbox    list: ids of its games that ended, pushed by the game's own save (save_game.lua)
+                              and taken by the tournament's next save (save_tournament.lua)
+  nardy:chat:<chat_id>:tourney  the id of the group's live tournament (one per group)
+  nardy:chat:<chat_id>:tourney:last  the id of the group's last finished tournament (TOURNEY_KEPT)
+  nardy:chat:<chat_id>:tourney:admins  "1": only the group's administrators may create a tournament (365 days)
+  nardy:tourneys              sorted set: live tournaments' ids, scored by when one is next due a look (its
+                              start, its end, results in its inbox: now)
 Active games live 30 days after their last change, finished ones 7 days, lobbies and invites 1 day;
 a game's messages hash and its chats' pointers expire with the game, a user's games set after 30 days.
 
@@ -92,6 +106,7 @@ SEEK_GRACE = DAY  # seconds a search's keys outlive its timeout: a sweeper that 
 USER_TTL = 365 * DAY  # a player's statistics, rating, history: after their last recorded game
 CHAT_TTL = 365 * DAY  # a chat's leaderboard: after the last game recorded there
 MARKER_TTL = 30 * DAY  # a recorded game's marker (a retry after that would count it again)
+TOURNEY_KEPT = 30 * DAY  # a finished tournament's record and the group's pointer to it (/tournament last)
 
 SEEK_FORMATS = ALL_FORMATS  # one quick-match queue per game format (bot/model/game_format.py)
 
@@ -130,6 +145,7 @@ CLOCKS_KEY = (
     "nardy:clocks"  # live games' clocks: "<id>" scored by when its flag falls, "<id>/warn" by the warning
 )
 WARN_SUFFIX = "/warn"
+OUTAGES_KEY = "nardy:outages"  # sorted set: "<start>:<end>" of each recent outage, scored by its end
 
 
 LIVE_PREFIX = "nardy:live:"
@@ -263,3 +279,33 @@ def global_board_key(variant: str) -> str:
 
 def marker_key(key: str) -> str:
     return f"nardy:recorded:{key}"
+
+
+# ---------------------------------------------------------------------- tournaments
+
+TOURNEYS_KEY = "nardy:tourneys"
+TOURNEY_PREFIX = "nardy:tourney:"  # save_game.lua spells it out for a tournament game's inbox
+
+
+def tourney_key(tourney_id: str) -> str:
+    return f"{TOURNEY_PREFIX}{tourney_id}"
+
+
+def tourney_inbox_key(tourney_id: str) -> str:
+    return f"{TOURNEY_PREFIX}{tourney_id}:inbox"
+
+
+def tourney_players_key(tourney_id: str) -> str:
+    return f"{TOURNEY_PREFIX}{tourney_id}:players"
+
+
+def chat_tourney_key(chat_id: int) -> str:
+    return f"nardy:chat:{chat_id}:tourney"
+
+
+def chat_tourney_admins_key(chat_id: int) -> str:
+    return f"nardy:chat:{chat_id}:tourney:admins"
+
+
+def chat_last_tourney_key(chat_id: int) -> str:
+    return f"nardy:chat:{chat_id}:tourney:last"

@@ -97,6 +97,8 @@ class ResultStore:
             fields.get("name", ""),
             hidden is not None and _text(hidden) == HIDDEN,
             tuple(variant_stats(v, fields) for v in VARIANTS),
+            _count(fields.get(TOURNEYS_FIELD)),
+            _count(fields.get(TOURNEY_WINS_FIELD)),
         )
 
     async def rating_history(self, user_id: int, variant: str) -> tuple[RatingPoint, ...]:
@@ -154,3 +156,16 @@ class ResultStore:
                     found = await pipe.execute()
                 names = {o: _text(name) for o, name in zip(opponents, found, strict=True) if name is not None}
         return tuple(HistoryEntry.from_json(item, names) for item in raw)
+
+
+TOURNEYS_FIELD, TOURNEY_WINS_FIELD = (
+    "tourneys",
+    "tourney_wins",
+)  # u:stats; save_tournament.lua spells them out
+
+
+def _count(raw: str | None) -> int:
+    try:
+        return max(0, int(raw or 0))
+    except ValueError:
+        return 0

@@ -15,7 +15,15 @@ from bot.model.table import Table
 from bot.storage import scripts
 from bot.storage.client import redis_errors
 from bot.storage.games import SHOW_LEASE
-from bot.storage.keys import ACTIVE_TTL, CLOCKS_KEY, REMIND_KEY, UNSHOWN_KEY, game_key, reminded_key
+from bot.storage.keys import (
+    ACTIVE_TTL,
+    CLOCKS_KEY,
+    OUTAGES_KEY,
+    REMIND_KEY,
+    UNSHOWN_KEY,
+    game_key,
+    reminded_key,
+)
 
 
 class ScheduleStore:
@@ -27,6 +35,7 @@ class ScheduleStore:
         self._claim_unshown_script = scripts.register(client, "claim_unshown")
         self._claim_reminder_script = scripts.register(client, "claim_reminder")
         self._claim_clock_script = scripts.register(client, "claim_clock")
+        self._note_outage_script = scripts.register(client, "note_outage")
 
     def now(self) -> float:
         """The clock the due times of unshown boards are read with (unix seconds)."""
@@ -101,6 +110,17 @@ class ScheduleStore:
         async with redis_errors("due clocks"):
             found = await self._r.zrangebyscore(CLOCKS_KEY, "-inf", now, start=0, num=limit)
         return [str(member) for member in found]
+
+    async def outages(
+        self, now: float, keep: float, away_since: float | None = None
+    ) -> tuple[tuple[float, float], ...]:
+        """The outages of the last `keep` seconds, (start, end), this worker's from `away_since` to `now` noted
+        first (lua/note_outage.lua)."""
+        start = "" if away_since is None else repr(away_since)
+        async with redis_errors("outages"):
+            found = await self._note_outage_script(keys=[OUTAGES_KEY], args=[repr(now), keep, start])
+        pairs = (str(member).split(":") for member in found)
+        return tuple((float(a), float(b)) for a, b in pairs)
 
     async def claim_clock(self, entry: str, now: float, lease: float) -> bool:
         """Take a due clock entry (one worker of many): with a `lease` it is due again then, should this

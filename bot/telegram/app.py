@@ -51,6 +51,7 @@ from bot.telegram.handlers import (
     records,
     settings,
     stats,
+    tournaments,
 )
 from bot.telegram.handlers.common import Deps, on_error
 from bot.telegram.http_request import AiohttpRequest
@@ -70,6 +71,8 @@ SWEEPER = (
     "nardy.sweeper"  # ends quick-match searches that waited too long (bot/telegram/handlers/quickmatch.py)
 )
 CLOCKS = "nardy.clocks"  # live games' flags and warnings (bot/telegram/handlers/clocks.py)
+# tournaments moved on, their cards (bot/telegram/handlers/tournaments.py)
+TOURNEYS = tournaments.TOURNEYS_KEY
 COMPANIONS = (
     "nardy.companions"  # what runs beside the bot in its loop (add_companion: the board page's server)
 )
@@ -118,6 +121,7 @@ PRIVATE_COMMANDS = (
 )
 GROUP_COMMANDS = (
     "newgame",
+    "tournament",
     "resign",
     "cancel",
     "claim",
@@ -159,6 +163,7 @@ def command_menu(lang: str, names: tuple[str, ...]) -> list[BotCommand]:
         "help": t.gettext("How to play"),
         "rules": t.gettext("Rules of short and long nardy"),
         "newgame": t.gettext("Start a new game"),
+        "tournament": t.gettext("A tournament for the group"),
         "resign": t.gettext("Resign the current game"),
         "cancel": t.gettext("Withdraw an open game or invitation"),
         "claim": t.gettext("Claim the win from an opponent who stopped moving"),
@@ -218,6 +223,7 @@ async def on_start(app: Application) -> None:
     app.bot_data[REMINDERS].start()
     app.bot_data[SWEEPER].start()
     app.bot_data[CLOCKS].start()
+    app.bot_data[TOURNEYS].start()
 
 
 async def on_stop(app: Application) -> None:
@@ -238,6 +244,7 @@ async def on_stop(app: Application) -> None:
     await app.bot_data[REMINDERS].stop(left())  # first: a reminder it takes still goes out through the outbox
     await app.bot_data[SWEEPER].stop(left())  # likewise a search it ends
     await app.bot_data[CLOCKS].stop(left())  # likewise a flag or a warning
+    await app.bot_data[TOURNEYS].stop(left())  # likewise a tournament's step
     await d.boards.stop(left() / 3)  # its three waits (the healer, the jobs, the jobs cancelled)
     await d.outbox.close(left() / 2)  # its two waits (the sends, the sends cancelled)
 
@@ -354,6 +361,7 @@ def build_application(
     d.tell_search = lambda news: quickmatch.told(d, news)  # how a quick-match search went (bot/service/)
     app.bot_data[SWEEPER] = quickmatch.Sweeper(d)
     app.bot_data[CLOCKS] = clocks.Clocks(d) if clocks_every is None else clocks.Clocks(d, clocks_every)
+    app.bot_data[TOURNEYS] = tournaments.Tourneys(d)
 
     if drop_repeats:
         app.add_handler(TypeHandler(Update, gate.drop_repeated_update), group=-2)
@@ -364,6 +372,7 @@ def build_application(
     app.add_handler(CommandHandler("rules", commands.rules_command, filters=only_new))
     app.add_handler(CommandHandler("app", commands.app_command, filters=only_new))
     app.add_handler(CommandHandler("newgame", commands.newgame, filters=only_new))
+    app.add_handler(CommandHandler("tournament", tournaments.tournament_command, filters=only_new))
     app.add_handler(CommandHandler("resign", commands.resign_command, filters=only_new))
     app.add_handler(CommandHandler("cancel", commands.cancel_command, filters=only_new))
     app.add_handler(CommandHandler("claim", claims.claim_command, filters=only_new))
@@ -383,6 +392,11 @@ def build_application(
     app.add_handler(CallbackQueryHandler(menus.on_cancel_lobby, pattern=r"^x:"))
     app.add_handler(CallbackQueryHandler(menus.on_cancel_invite, pattern=r"^xi:"))
     app.add_handler(CallbackQueryHandler(quickmatch.on_find, pattern=r"^qm:"))
+    app.add_handler(CallbackQueryHandler(tournaments.on_menu, pattern=r"^tn:"))
+    app.add_handler(CallbackQueryHandler(tournaments.on_join, pattern=r"^tj:"))
+    app.add_handler(CallbackQueryHandler(tournaments.on_leave, pattern=r"^tl:"))
+    app.add_handler(CallbackQueryHandler(tournaments.on_start, pattern=r"^ts:"))
+    app.add_handler(CallbackQueryHandler(tournaments.on_cancel, pattern=r"^tx:"))
     app.add_handler(CallbackQueryHandler(quickmatch.on_stop, pattern=r"^qs:"))
     app.add_handler(CallbackQueryHandler(board.on_move, pattern=r"^mm?:"))
     app.add_handler(CallbackQueryHandler(board.on_play, pattern=r"^p:"))

@@ -19,6 +19,8 @@ is (bot/storage/users.py `set_home`, key `nardy:home:<chat>:<message>` or `nardy
   claim:<game>:<user>   the Claim win offer to that user
   forget:<user>         /forget's question
   settings:<user>       /settings
+  tourney:<id>          a tournament's card in its group: Join, Leave, Start, Cancel (the menu that made it,
+                        /tournament's, is its creator's menu:<user>)
 
 A press whose message has another home, or none, is refused with an alert before any handler runs: nothing
 is edited or saved. A board's messages are written down by the same script that records the board
@@ -35,7 +37,8 @@ from bot.telegram.callbacks import Callback
 BOARD_ACTIONS = frozenset(
     {"m", "mm", "p", "u", "d", "h", "cr", "cd", "ct", "cp", "r", "im", "ib", "gx", "gr", "ga"}
 )
-MENU_ACTIONS = frozenset({"v", "vc", "o", "l", "qm", "qs"})
+MENU_ACTIONS = frozenset({"v", "vc", "o", "l", "qm", "qs", "tn"})
+TOURNEY_ACTIONS = frozenset({"tj", "tl", "ts", "tx"})
 
 
 def board(game: str) -> str:
@@ -74,6 +77,10 @@ def settings(user: int) -> str:
     return f"settings:{user}"
 
 
+def tourney(tourney_id: str) -> str:
+    return f"tourney:{tourney_id}"
+
+
 def owner(home: str) -> int | None:
     """The user a home names (a menu's, a question's owner), whose /forget deletes it; None for the homes
     of boards, lobbies, invitations and cards."""
@@ -104,4 +111,6 @@ def expected(cb: Callback, inline: bool) -> str:
         return forget(cb.user)
     if action == "s":
         return settings(cb.user)
+    if action in TOURNEY_ACTIONS:
+        return tourney(cb.token)
     raise ValueError(f"the button {action!r} has no home: say in bot/telegram/button_homes.py where it lives")

@@ -23,6 +23,9 @@
   rm:<game>:<number>:<user>        resign the whole match (only the user who asked)
   vc:<user>:<flags>                the new-game menu with the cube off ("-"), on ("c"), on with Jacoby ("cj"),
                                    and a clock: "l" live, "b" blitz after them ("l", "cb", "cjl")
+  tn:<user>:<choice>               /tournament's menu, its choices so far: kind a|k, variant s|l, length 1|3,
+                                   clock l|b, an arena's minutes (index 0-4), the start (index 0-4)
+  tj:<id> / tl:<id> / ts:<id> / tx:<id>  a tournament's card: join / leave / start (its creator) / cancel
 <variant> above is a game format (bot/model/game_format.py): short, long, short.5, short.5c, short.1cj, ...
 Anything else is garbage; decode() raises BadCallback and the user gets a short alert."""
 
@@ -80,6 +83,11 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
     "cp": re.compile(rf"^cp:(?P<game>{_ID}):(?P<version>\d{{1,9}})$"),
     "rm": re.compile(rf"^rm:(?P<game>{_ID}):(?P<number>\d{{1,9}}):(?P<user>\d{{1,20}})$"),
     "qs": re.compile(rf"^qs:(?P<user>\d{{1,20}}):(?P<token>{_ID})$"),
+    "tn": re.compile(r"^tn:(?P<user>\d{1,20}):(?P<choice>[ak](?:[sl](?:[13](?:[lb][0-4]{0,2})?)?)?)$"),
+    "tj": re.compile(rf"^tj:(?P<token>{_ID})$"),
+    "tl": re.compile(rf"^tl:(?P<token>{_ID})$"),
+    "ts": re.compile(rf"^ts:(?P<token>{_ID})$"),
+    "tx": re.compile(rf"^tx:(?P<token>{_ID})$"),
 }
 # the choices each setting of "s:" takes (bot/service/settings.py CHOICES; a test checks they agree)
 SETTING_CHOICES: dict[str, tuple[str, ...]] = {
@@ -246,6 +254,17 @@ def whole_play(game: str, version: int, moves: tuple[tuple[int, int], ...]) -> s
 
 def hint(game: str, version: int) -> str:
     return _checked(f"h:{game}:{version}")
+
+
+def tourney_menu(user: int, choice: str) -> str:
+    return _checked(f"tn:{user}:{choice}")
+
+
+def tourney_card(action: str, tourney_id: str) -> str:
+    """A tournament card's button: "tj" join, "tl" leave, "ts" start, "tx" cancel."""
+    if action not in ("tj", "tl", "ts", "tx"):
+        raise ValueError(f"{action!r} is not a tournament card's button")
+    return _checked(f"{action}:{tourney_id}")
 
 
 def decode(data: str | None) -> Callback:

@@ -75,9 +75,18 @@ def board_markup(
     that opens the game's page last (`links`: where; None: no page)."""
     markup = game_markup(t, table, viewer)
     button = links.button(t, table) if links is not None else None
-    if button is None:
+    extra = [row for row in (tourney_row(t, table), [button] if button is not None else []) if row]
+    if not extra:
         return markup
-    return InlineKeyboardMarkup([*(markup.inline_keyboard if markup is not None else ()), [button]])
+    return InlineKeyboardMarkup([*(markup.inline_keyboard if markup is not None else ()), *extra])
+
+
+def tourney_row(t: Texts, table: Table) -> list[InlineKeyboardButton]:
+    """A tournament game's link back to its group's card (a supergroup's message link), or nothing."""
+    tag = table.tournament
+    if tag is None or tag.link is None:
+        return []
+    return [InlineKeyboardButton("🏆 " + t.gettext("The tournament's standings"), url=tag.link)]
 
 
 def game_markup(t: Texts, table: Table, viewer: Side | None) -> InlineKeyboardMarkup | None:
@@ -85,9 +94,10 @@ def game_markup(t: Texts, table: Table, viewer: Side | None) -> InlineKeyboardMa
     game = table.game
     if game.phase is Phase.OVER:
         again = t.gettext("🔁 New match") if table.match.is_match else t.gettext("🔁 Rematch")
+        rematch = [InlineKeyboardButton(again, callback_data=callbacks.rematch(table.id, table.version))]
         return InlineKeyboardMarkup(
             [
-                [InlineKeyboardButton(again, callback_data=callbacks.rematch(table.id, table.version))],
+                *([rematch] if table.tournament is None else []),  # a tournament pairs its players again
                 [
                     InlineKeyboardButton(
                         t.gettext("📄 Record"), callback_data=callbacks.export_record(table.id, table.number)

@@ -263,6 +263,17 @@ def _status(t: Texts, table: Table, viewer: Side | None) -> str:
     return t.gettext("{name} to roll", name=who[game.turn])
 
 
+def tourney_line(t: Texts, table: Table) -> str | None:
+    """A tournament game's line: which tournament (its group) and round."""
+    tag = table.tournament
+    if tag is None:
+        return None
+    group = tag.name or "?"
+    if tag.round:
+        return "🏆 " + t.gettext("Tournament in {group}, round {n}", group=group, n=tag.round)
+    return "🏆 " + t.gettext("Tournament in {group}", group=group)
+
+
 def caption(t: Texts, table: Table, viewer: Side | None) -> str:
     """The caption under the board: players, what happened, whose turn with which dice, pips, result."""
     game = table.game
@@ -276,7 +287,12 @@ def caption(t: Texts, table: Table, viewer: Side | None) -> str:
         t.gettext("{variant}, game {number}", variant=variant_name(t, fmt), number=number),
         t.gettext("⚪ {white} vs ⚫ {black}", white=who[0], black=who[1]),
     ]
-    for extra in (match_line(t, table, who), cube_line(t, table, who), clock_line(t, table, who)):
+    for extra in (
+        tourney_line(t, table),
+        match_line(t, table, who),
+        cube_line(t, table, who),
+        clock_line(t, table, who),
+    ):
         if extra:
             lines.append(extra)
     lines.append("")

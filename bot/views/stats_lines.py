@@ -75,7 +75,19 @@ def stats_text(t: Texts, name: str, found: PlayerStats) -> str:
     for block in blocks:
         if block:
             lines += ["", *block]
+    tourneys = tourney_line(t, found)
+    if tourneys:
+        lines += ["", tourneys]
     return "\n".join(lines)
+
+
+def tourney_line(t: Texts, found: PlayerStats) -> str:
+    """The tournaments' line of /stats ("" for a player who never played one)."""
+    if not found.tourneys:
+        return ""
+    return t.gettext(
+        "🏆 Tournaments: {played} played, {won} won", played=found.tourneys, won=found.tourney_wins
+    )
 
 
 def history_line(t: Texts, e: HistoryEntry) -> str:

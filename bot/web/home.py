@@ -33,7 +33,7 @@ from bot.service import quickmatch, starts
 from bot.service.answers import SLOW_PRESSES, TRY_AGAIN
 from bot.storage import ChatBusy, StorageError
 from bot.views.captions import clock_words, level_name, person_name, variant_name
-from bot.views.stats_lines import history_line, variant_block
+from bot.views.stats_lines import history_line, tourney_line, variant_block
 from bot.web.auth import BadInitData, InitData
 from bot.web.protocol import (
     ProtocolError,
@@ -160,6 +160,9 @@ class Home:
         stats_lines: list[str] = []  # /stats's lines per variant played, a blank line between
         for block in filter(None, (variant_block(t, v) for v in found.variants)):
             stats_lines += [""] * bool(stats_lines) + block
+        tourneys = tourney_line(t, found)
+        if tourneys:
+            stats_lines += [""] * bool(stats_lines) + [plain(tourneys)]
         return _json(
             home_message(
                 t.lang,

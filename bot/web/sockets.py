@@ -305,7 +305,7 @@ class Sockets:
                     raise Refused(GONE)
                 if not await self._within_limits(session.user_id, table):
                     raise Refused(SLOW_PRESSES)
-                await games.apply_flag(s, table)
+                table = await games.apply_flag(s, table)
                 if press.version != table.version:
                     await self._stale(session, table)
                     return

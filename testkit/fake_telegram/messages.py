@@ -26,6 +26,19 @@ class MessageMethods(FakeCore):
             "supports_inline_queries": True,
         }
 
+    def _api_getChatMember(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
+        """A member of a chat: its administrators (set_admins) are "creator", anyone else a "member"."""
+        with self._lock:
+            chat = self._state.chats.get(int(params["chat_id"]))
+            admins = set() if chat is None else set(chat.admins)
+        if chat is None:
+            raise ApiError(400, "Bad Request: chat not found")
+        user_id = int(params["user_id"])
+        user = {"id": user_id, "is_bot": False, "first_name": str(user_id)}
+        if user_id in admins:
+            return {"status": "creator", "user": user, "is_anonymous": False}
+        return {"status": "member", "user": user}
+
     def _api_setMyCommands(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:
         """Kept per scope and language: "<scope type>/<language>" ("default/" for the defaults)."""
         lang = params.get("language_code") or ""

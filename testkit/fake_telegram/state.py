@@ -153,6 +153,7 @@ class Chat:
     type: str
     title: str | None = None
     blocked: bool = False  # a private chat whose user blocked the bot
+    admins: set[int] = field(default_factory=set)  # a group's administrators (getChatMember)
 
 
 @dataclass

@@ -17,6 +17,11 @@ class UserSide(FakeCore):
         with self._lock:
             self._state.chats.setdefault(chat_id, Chat(chat_id, chat_type, title))
 
+    def set_admins(self, chat_id: int, *user_ids: int) -> None:
+        """The group's administrators, as getChatMember tells them."""
+        with self._lock:
+            self._state.chats[chat_id].admins = set(user_ids)
+
     def set_blocked(self, chat_id: int, blocked: bool = True) -> None:
         """Make a private chat answer 403 "bot was blocked by the user" (or stop doing so)."""
         with self._lock:

@@ -143,6 +143,7 @@ def test_help_rules_start_and_the_command_menu(tg: FakeTelegram, bot: BotRunner)
     assert [c["command"] for c in commands["all_private_chats/"]] == private
     assert [c["command"] for c in commands["all_group_chats/"]] == [
         "newgame",
+        "tournament",
         "resign",
         "cancel",
         "claim",

@@ -128,6 +128,11 @@ def test_every_button_the_bot_knows_has_a_home() -> None:
         "cp": "cp:g1:1",
         "rm": "rm:g1:1:5",
         "qs": "qs:5:tok",
+        "tn": "tn:5:as1b",
+        "tj": "tj:tid",
+        "tl": "tl:tid",
+        "ts": "ts:tid",
+        "tx": "tx:tid",
     }
     assert set(samples) == set(callbacks.ROUTE.pattern[2:-2].split("|")), "a sample for every action"
     for action, data in samples.items():
@@ -144,6 +149,7 @@ def test_every_button_the_bot_knows_has_a_home() -> None:
                 "claim",
                 "forget",
                 "settings",
+                "tourney",
             ), (action, home)
     assert button_homes.expected(decode("rn:g1:1:5"), inline=True) == "board:g1"
     assert button_homes.expected(decode("rn:g1:1:5"), inline=False) == "resign:g1:5"

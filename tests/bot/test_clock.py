@@ -53,6 +53,23 @@ def test_a_clock_round_trips_through_json() -> None:
     assert Clock.from_json(clock.to_json()) == clock
 
 
+def test_time_the_clock_ran_while_nobody_could_press_is_given_back_once() -> None:
+    clock = Clock(LIVE, (5.0, 100.0)).switch(10.0, Side.WHITE)  # the flag falls at 27
+    outages = [(15.0, 40.0), (20.0, 35.0)]  # one outage, noted by two workers
+    excused = clock.excuse(outages, 45.0)
+    assert excused.since == 10.0 + 25.0 and excused.excused_to == 40.0
+    assert excused.flagged(45.0) is None and excused.deadline() == 27.0 + 25.0
+    assert excused.excuse(outages, 50.0) == excused, "given back once"
+    assert Clock.from_json(excused.to_json()) == excused
+
+
+def test_an_outage_before_the_decision_began_gives_nothing_back() -> None:
+    clock = Clock(LIVE, (5.0, 100.0)).switch(50.0, Side.WHITE)
+    assert clock.excuse([(15.0, 40.0)], 60.0) is clock
+    assert clock.excuse([(45.0, 55.0)], 60.0).since == 55.0  # the part after it began
+    assert Clock(LIVE, (5.0, 5.0)).excuse([(0.0, 10.0)], 20.0).flagged(1e9) is None  # no clock running
+
+
 def test_reserves_read_as_minutes_and_seconds_rounded_up() -> None:
     assert [clock_text(s) for s in (0.0, 0.2, 9.0, 59.01, 60.0, 125.5)] == [
         "0:00",

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
+from bot.embedded_redis import EmbeddedRedis
 from bot.model.flow import ScriptedDice, engine_computer
 from bot.storage import Storage
 from testkit.fake_telegram import FakeTelegram, SimUser
@@ -192,6 +193,36 @@ def test_a_flag_falls_with_nobody_pressing_and_is_applied_once_by_two_workers_an
     finally:
         client.close()
     assert not timed_bot.errors.records, timed_bot.errors.messages()
+
+
+def test_a_clock_does_not_flag_a_player_because_redis_was_away(
+    tg: FakeTelegram,
+    timed_bot: BotRunner,
+    dice: ScriptedDice,
+    clock: FakeClock,
+    redis_url: str,
+    redis_server: EmbeddedRedis,
+) -> None:
+    alice, bob = SimUser(tg, 1, "Alice"), SimUser(tg, 2, "Bob")
+    dice.push(6, 1)
+    msg = _blitz_group_game(tg, alice, bob)  # Alice on turn: 6 s of delay, then 30 s
+    assert timed_bot.app is not None
+    clocks = timed_bot.app.bot_data["nardy.clocks"]
+    clock.advance(10.0)  # 4 s of her reserve used
+    tg.wait_for(lambda: clocks._reached == clock(), 10.0, "a sweep at the new time")
+    redis_server.stop()
+    tg.wait_for(lambda: clocks._away_since is not None, 10.0, "a sweep that cannot reach Redis")
+    clock.advance(60.0)  # her flag would have fallen 26 s before Redis came back
+    redis_server.start()
+    tg.wait_for(lambda: clocks.d.outages, 10.0, "the outage noted")
+    assert clocks.d.outages == ((START + 10.0, START + 70.0),)
+    taken = clocks.flags
+    tg.wait_for(lambda: clocks._reached == clock(), 10.0, "sweeps after Redis came back")
+    assert clocks.flags == taken and "ran out of time" not in _caption(tg, msg)
+    _play_turn(tg, msg, alice)  # her press counts, with the 26 s she had left when Redis went away
+    stored = _game(redis_url)["clock"]
+    assert isinstance(stored, dict) and stored["reserves"] == [26.0, 30.0], stored
+    assert "ran out of time" not in _caption(tg, msg)
 
 
 def test_the_player_on_turn_is_warned_once_privately_with_20_s_left(

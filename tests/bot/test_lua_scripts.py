@@ -16,6 +16,7 @@ import redis
 from bot.model import ratings, stats
 from bot.model.flow import ScriptedDice, resign, start_table
 from bot.model.table import Invite, Lobby, Person, Seeker, Table
+from bot.model.tournament import Entrant, Tournament
 from bot.storage import Storage, keys, scripts
 from bot.storage.limits import Bucket
 from engine import Game, Play
@@ -116,6 +117,7 @@ def test_the_figures_written_in_lua_are_the_python_constants() -> None:
             "HIDDEN": stats.HIDDEN,
         },
         "top": {"PAGES": stats.TOP_PAGES},
+        "save_tournament": {"USER_TTL": keys.USER_TTL},
         "forget_stats": {"VARIANTS": stats.VARIANTS},
         "hide_from_top": {
             "VARIANTS": stats.VARIANTS,
@@ -140,6 +142,8 @@ def test_the_key_names_built_in_lua_are_those_of_keys_py() -> None:
         keys.global_board_key("short"),
         keys.marker_key("g/1"),
         keys.live_channel("g"),
+        keys.tourney_inbox_key("t"),
+        keys.TOURNEYS_KEY,
     ]
     built = {
         literal
@@ -154,6 +158,8 @@ def test_the_key_names_built_in_lua_are_those_of_keys_py() -> None:
         "nardy:top:chat:",
         "nardy:recorded:",
         "nardy:live:",
+        "nardy:tourney:",
+        "nardy:tourneys",
     }
     for prefix in built:
         assert any(key.startswith(prefix) for key in python), prefix
@@ -207,6 +213,7 @@ async def test_every_script_is_loaded_again_after_a_script_flush_in_the_middle_o
         assert not await storage.schedules.claim_unshown(game.id)
         assert await storage.schedules.claim_reminder(game.id, None, 1) == 0
         assert not await storage.schedules.claim_clock(game.id, 1.0, 0)
+        assert await storage.schedules.outages(9.0, 60.0, 4.0) == ((4.0, 9.0),)
 
         await storage.rooms.open_lobby(Lobby("l1", -6, "short", CAROL))
         await storage.rooms.put_invite(Invite("tok", "short", CAROL))
@@ -244,6 +251,9 @@ async def test_every_script_is_loaded_again_after_a_script_flush_in_the_middle_o
         await storage.results.set_hidden(8, True)
         assert await storage.results.top_global("short") == ()
         assert await storage.results.forget_user(8) > 0
+        tour = Tournament("t1", -7, "arena", "short-blitz", CAROL, "en", 1.0, 2.0, minutes=5)
+        await storage.tournaments.create(tour, 2.0)
+        assert await storage.tournaments.sign_up(tour, Entrant(CAROL, 1500.0), CAROL.user_id, 1.0) == "ok"
 
         assert all(client.script_exists(*(sha(name) for name in runnable()))), "a script was not run again"
     finally:

@@ -890,6 +890,7 @@ def test_command_menus_per_scope_and_language_and_russian_descriptions(
     ]
     group = [
         "newgame",
+        "tournament",
         "resign",
         "cancel",
         "claim",

@@ -17,6 +17,9 @@
 --   [13 + 2n] the time now, [14 + 2n] when the running clock's flag falls (unix seconds, the bot's clock;
 --   "": no clock runs, the game leaves the clocks set) and [15 + 2n] when its player is warned that time
 --   runs out ("": no warning due).
+-- A tournament game (its JSON has "tournament": {"id": ...}) that is over is pushed onto its tournament's
+-- inbox (nardy:tourney:<id>:inbox, spelt out here as bot/storage/keys.py names it) and its tournament is due
+-- a look now (nardy:tourneys): the result leaves with the save that made it, exactly once.
 -- Every write publishes the new version on the game's channel (nardy:live:<id>), for the board pages.
 -- A chat has one live game: a pointer to another live game refuses a live table ("busy"); a finished
 -- table never moves a pointer away from another game.
@@ -92,5 +95,13 @@ if ended and ended ~= '' then
   local now = ARGV[13 + consumed]
   for _, finished in ipairs(cjson.decode(ended)) do nardy_record(finished, now) end
 end
-redis.call('PUBLISH', 'nardy:live:' .. ARGV[4], cjson.decode(ARGV[2])['version'])
+local record = cjson.decode(ARGV[2])
+local tourney = record['tournament']
+if type(tourney) == 'table' and not live then
+  local inbox = 'nardy:tourney:' .. tourney['id'] .. ':inbox'
+  redis.call('RPUSH', inbox, ARGV[4])
+  redis.call('EXPIRE', inbox, ARGV[6])
+  redis.call('ZADD', 'nardy:tourneys', 0, tourney['id'])
+end
+redis.call('PUBLISH', 'nardy:live:' .. ARGV[4], record['version'])
 return {1, stored, '', ''}

@@ -64,8 +64,7 @@ async def check_board(d: Deps, table: Table, query: CallbackQuery, version: int)
 async def pressed_board(d: Deps, query: CallbackQuery, cb: Callback, t: Texts) -> Table:
     """The game under a press on its board's move buttons, Undo or Done: the board checked to be the current
     one (else it is healed or the press refused), and an idle opponent's claim offered where due."""
-    table = await load_game(d, cb.game)
-    await games.apply_flag(d, table)
+    table = await games.apply_flag(d, await load_game(d, cb.game))
     await check_board(d, table, query, cb.version)
     await offer_claim(d, table, query, t)
     return table
@@ -142,7 +141,7 @@ async def on_resign_answer(
     if table.side_of(query.from_user.id) is None:
         raise Refused("You are not playing in this game.")
     if cb.action != "rn":
-        await games.apply_flag(d, table)
+        table = await games.apply_flag(d, table)
     if cb.action == "rn":
         if message is not None:
             where = f"{message.chat.id}:{message.message_id}"

@@ -90,7 +90,7 @@ async def on_claim(
     menu_owner(cb, query)
     d = deps(context)
     table = await load_game(d, cb.game)
-    await games.apply_flag(d, table)
+    table = await games.apply_flag(d, table)
     await games.claim(d, table, query.from_user.id, cb.version)
     if query.message is not None:
         d.edit_text(

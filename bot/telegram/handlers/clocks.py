@@ -13,16 +13,24 @@ worker acts on it, with several workers and across restarts:
 - a warning: taken once; its player gets one line in their private chat (never in a group: no group's
   budget of 20 messages a minute is spent), with the time left. A player the bot cannot reach is skipped.
 
-A press after the flag fell is lost on time the same way before it counts (bot/service/games.py apply_flag)."""
+A press after the flag fell is lost on time the same way before it counts (bot/service/games.py apply_flag).
+
+Nobody loses on time because nobody could press: a worker whose sweeps could not reach Redis (Redis away, a
+failover) notes, when they can again, the time they could not, from its last sweep that did (`outages`, kept a
+day in Redis); every sweep reads every worker's outages into `Deps.outages`, and a running clock gets the time
+it ran in one back (waiting.excuse) before its flag is judged, here and at the next press, whose save keeps
+it."""
 
 from __future__ import annotations
 
 import logging
 
 from bot.i18n import texts
+from bot.model import waiting
 from bot.model.clock import clock_text
 from bot.model.table import Table
 from bot.service import games
+from bot.storage import StorageError
 from bot.storage.keys import WARN_SUFFIX
 from bot.telegram.handlers.common import N_, Deps
 from bot.telegram.sweeping import Sweeping
@@ -33,6 +41,7 @@ log = logging.getLogger(__name__)
 LOOK_EVERY = 0.5  # seconds between two looks for due clock entries
 FLAG_LEASE = 5.0  # seconds before a flag taken by a worker that failed is due again
 BATCH = 100
+OUTAGE_KEEP = 86400.0  # seconds an outage is remembered (a clock runs for one decision, never that long)
 
 TIME_SHORT = N_("⏱ {left} left to move in {variant} against {name}.")
 
@@ -48,11 +57,20 @@ class Clocks(Sweeping):
         self.d = d
         self.flags = 0  # flags this worker applied (tests)
         self.warnings = 0  # warnings this worker sent (tests)
+        self._reached: float | None = None  # when a sweep last reached Redis (the bot's clock)
+        self._away_since: float | None = None  # the last sweep that reached Redis before it went away
 
     async def sweep(self) -> int:
         """Act on the entries due now; returns how many this worker took."""
         d = self.d
         now = d.clock()
+        try:
+            d.outages = await d.storage.schedules.outages(now, OUTAGE_KEEP, self._away_since)
+        except StorageError:
+            if self._away_since is None:
+                self._away_since = self._reached
+            raise
+        self._reached, self._away_since = now, None
         taken = 0
         for entry in await d.storage.schedules.due_clocks(now, BATCH):
             warning = entry.endswith(WARN_SUFFIX)
@@ -63,6 +81,9 @@ class Clocks(Sweeping):
             table = await d.storage.games.load(game_id)
             if table is None or table.over:
                 continue
+            table = waiting.excuse(
+                table, d.outages, now
+            )  # a flag not due after all: taken again after its lease
             if warning:
                 self._warn(table, now)
             else:

@@ -13,6 +13,7 @@ from bot.i18n import Texts, texts
 from bot.model.flow import Refused
 from bot.model.table import Table
 from bot.telegram import button_homes
+from bot.telegram.handlers import tournaments
 from bot.telegram.handlers.common import GAME_ON, N_, Deps, active_game, command, deps, person, user_texts
 from bot.telegram.handlers.inline import START_PARAMETER
 from bot.telegram.handlers.menus import accept_invite
@@ -98,6 +99,15 @@ async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """/start, and /start <token> from an invitation link (`inline`, from inline mode's button: a plain /start)."""
     t = user_texts(update)
     assert update.effective_chat is not None and update.effective_user is not None
+    if (
+        context.args
+        and context.args[0].startswith(tournaments.START_PREFIX)
+        and update.effective_chat.type == ChatType.PRIVATE
+    ):
+        await tournaments.join_from_link(
+            update, context, context.args[0].removeprefix(tournaments.START_PREFIX)
+        )
+        return
     if context.args and context.args[0] != START_PARAMETER and update.effective_chat.type == ChatType.PRIVATE:
         await accept_invite(update, context, context.args[0])
         return

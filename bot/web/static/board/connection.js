@@ -1,6 +1,7 @@
 /* The one WebSocket at ../ws (next to static/): a hello (the game, Telegram's initData), answered by the
- * welcome (the page's words, the server's time), then states in and presses out, each press with the version it was made on. A lost socket connects again (backoff with
- * jitter); a press with no answer in 10 s starts a fresh connection, which asks for the truth. */
+ * welcome (the page's words, the server's time), then states in and presses out, each press with the
+ * version it was made on. A lost socket connects again (backoff with jitter); a press with no answer in
+ * 10 s starts a fresh connection, which asks for the truth. */
 
 import { interactive, S, sources } from "./state.js";
 import { t, welcome } from "./strings.js";
