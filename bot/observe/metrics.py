@@ -157,6 +157,11 @@ class Metrics:
             "nardy_quickmatch_seekers", "Quick-match searches queued, by game format", ("format",), registry=r
         )
         self.clocks = Gauge("nardy_clocks_pending", "Live games whose clock runs (nardy:clocks)", registry=r)
+        self.games_live = Gauge(
+            "nardy_games_live",
+            "Games not over, saved within the game's lifetime (nardy:games:live)",
+            registry=r,
+        )
         # Tournaments do not exist yet: their gauge (nardy_tournaments_running) belongs here, sampled by
         # bot/observe/sampler.py like the clocks.
         # Redis

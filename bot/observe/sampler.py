@@ -1,5 +1,6 @@
 """The gauges read from Redis, sampled every SAMPLE_EVERY seconds by each worker that serves its metrics:
-Redis's PING round trip, the quick-match searches queued by format, the live games' clock events pending.
+Redis's PING round trip, the quick-match searches queued by format, the live games' clock events pending, the
+live games.
 (Every worker reports the same queues: a dashboard takes their max, not their sum.) Tournaments, once they
 exist, are sampled here too."""
 
@@ -11,7 +12,7 @@ import time
 
 from bot.observe.metrics import Metrics
 from bot.storage import Storage, StorageError
-from bot.storage.keys import CLOCKS_KEY, SEEK_FORMATS, seek_key
+from bot.storage.keys import ACTIVE_TTL, CLOCKS_KEY, SEEK_FORMATS, seek_key
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +29,7 @@ async def sample(metrics: Metrics, storage: Storage) -> None:
     for fmt, size in zip(formats, sizes, strict=False):
         metrics.seekers.labels(fmt).set(size)
     metrics.clocks.set(sizes[-1])
+    metrics.games_live.set(await storage.live_games(time.time() - ACTIVE_TTL))
 
 
 async def sample_forever(metrics: Metrics, storage: Storage, every: float = SAMPLE_EVERY) -> None:
