@@ -1,8 +1,11 @@
-"""Benchmark of the board page (issue 24): `python bench/webapp.py [--rounds N] [--games 100] [--seconds 20]`.
+"""Benchmark of the Mini App (issues 24, 36): `python bench/webapp.py [--rounds N] [--games 100] [--seconds 20]
+[--no-round-trips]`.
 
 Prints
-- the page weight: every file of the board page (bot/web/static, the sandbox's start page aside), raw and
-  gzip-compressed at level 9 as the server sends it;
+- the page weight: every file of the board page and the home (bot/web/static, the sandbox's start page
+  aside), raw and gzip-compressed at level 9 as the server sends it, and the home's own files alone;
+- the time to the home's first paint on the bot's server (the mark `nardy:first-home`: the player's home
+  asked for with their initData, checked, read from Redis and drawn), desktop and phone;
 - the time to the first board in Debian's Chromium: from the navigation's start to the first state drawn
   (the page's performance mark `nardy:first-board`), each round in a fresh browser context (nothing
   cached), on a desktop and on a phone viewport, against testkit's stub server (the page alone) and against
@@ -48,6 +51,7 @@ from bot.storage import Storage
 from bot.telegram.app import new_event_loop
 from bot.web import STATIC_DIR
 from testkit.browser import DESKTOP, FAKE_TELEGRAM, PHONE, StubServer, StubTable, chromium_path, launch
+from testkit.home_pages import FAKE_TELEGRAM as FAKE_TELEGRAM_HOME
 from testkit.web_client import PageSocket, friend_game, init_data, page_server, page_socket, services
 
 WEIGHT_GOAL = 150 * 1024
@@ -64,6 +68,49 @@ def page_weight() -> dict[str, tuple[int, int]]:
         if path.is_file() and path.relative_to(STATIC_DIR).parts[0] != "sandbox"
         for data in [path.read_bytes()]
     }
+
+
+HOME_FILES = ("home.html", "home.css", "home/", "board/state.js", "board/telegram.js")  # what the home loads
+
+
+def home_weight(weights: dict[str, tuple[int, int]]) -> tuple[int, int]:
+    """The home's own files (home.html, home.css, home/, and the two board modules it imports): bytes, gzip."""
+    mine = [w for name, w in weights.items() if name.startswith(HOME_FILES)]
+    return sum(raw for raw, _ in mine), sum(packed for _, packed in mine)
+
+
+def first_homes(browser: Any, served: Served, rounds: int) -> dict[str, dict[str, float]]:
+    """Time to the home's first paint (the page's mark `nardy:first-home`: the player's home asked for,
+    checked and drawn) on a desktop and a phone over `rounds` fresh contexts (and one to warm up), each
+    player with one game in progress on the bot's server."""
+    figures: dict[str, dict[str, float]] = {}
+    for device, options in (("desktop", DESKTOP), ("phone", PHONE)):
+        times: list[float] = []
+        for k in range(rounds + 1):
+            context = browser.new_context(**options)
+            page = context.new_page()
+            _, white, _ = served.games[k % len(served.games)]
+            init = init_data(white, "White", auth_date=time.time())
+            script = FAKE_TELEGRAM_HOME.replace("INIT_DATA", json.dumps(init)).replace("START", "{}")
+            page.add_init_script(script.replace("SCHEME", '""'))
+            page.goto(served.page)
+            page.wait_for_selector('#home[aria-busy="false"] #games button.game')
+            mark = page.evaluate("performance.getEntriesByName('nardy:first-home').map(e => e.startTime)[0]")
+            context.close()
+            if k:
+                times.append(float(mark))
+        figures[device] = {
+            "median": round(statistics.median(times), 1),
+            "p90": round(p90(times), 1),
+            "max": round(max(times), 1),
+        }
+        verdict = "under" if figures[device]["p90"] < FIRST_BOARD_GOAL_MS else "OVER"
+        print(
+            f"first home, bot's server, {device:7}: median {figures[device]['median']:6.1f} ms, "
+            f"p90 {figures[device]['p90']:6.1f} ms, max {figures[device]['max']:6.1f} ms ({verdict} the goal "
+            f"of {FIRST_BOARD_GOAL_MS:.0f} ms) over {rounds} fresh contexts"
+        )
+    return figures
 
 
 def serve(conn: Connection) -> None:
@@ -229,6 +276,7 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=100, help="games open at once for the round trips")
     parser.add_argument("--seconds", type=float, default=20.0, help="how long the games are played")
     parser.add_argument("--think", type=float, default=1.0, help="a player's mean think time, seconds")
+    parser.add_argument("--no-round-trips", action="store_true", help="the page loads only (no round trips)")
     args = parser.parse_args()
 
     weights = page_weight()
@@ -238,6 +286,8 @@ def main() -> int:
     total_gzip = sum(packed for _, packed in weights.values())
     verdict = "under" if total_gzip < WEIGHT_GOAL else "OVER"
     print(f"{'all':20} {total:7d} B  {total_gzip:6d} B gzip ({verdict} the goal of {WEIGHT_GOAL // 1024} KB)")
+    home_raw, home_gzip = home_weight(weights)
+    print(f"{'the home alone':20} {home_raw:7d} B  {home_gzip:6d} B gzip")
 
     context_of = multiprocessing.get_context("spawn")
     stub_end, stub_theirs = context_of.Pipe()
@@ -269,12 +319,14 @@ def main() -> int:
             figures = {
                 "stub": first_boards(browser, "stub server", args.rounds, on_stub),
                 "bot": first_boards(browser, "bot's server", args.rounds, on_bot),
+                "home": first_homes(browser, served, args.rounds),
             }
             browser.close()
     stub_end.send("stop")
     stub.join(10)
     trips: dict[str, dict[str, float]] = {}
-    for where, apart in (("one worker", False), ("two workers", True)):
+    trip: dict[str, float] = {}
+    for where, apart in () if args.no_round_trips else (("one worker", False), ("two workers", True)):
         latencies, presses = asyncio.run(round_trips(served, args.seconds, args.think, apart))
         trip = trips[where] = {
             "p50": round(1000 * statistics.median(latencies), 1),

@@ -57,9 +57,10 @@ class Server:
 
 @dataclass
 class Cluster:
-    """A master, a replica and three sentinels in `base`."""
+    """A master, its replicas (one unless told) and three sentinels in `base`."""
 
     base: Path
+    replicas: int = 1
     down_after_ms: int = 1000
     failover_timeout_ms: int = 3000
     servers: list[Server] = field(default_factory=list)
@@ -71,11 +72,13 @@ class Cluster:
         return f"redis+sentinel://{hosts}/{SERVICE}/0"
 
     def start(self, timeout: float = 30.0) -> None:
-        self.servers = [Server("redis-a", free_port()), Server("redis-b", free_port())]
+        names = "abcdefgh"[: 1 + self.replicas]
+        self.servers = [Server(f"redis-{name}", free_port()) for name in names]
         self.sentinels = [Server(f"sentinel-{i}", free_port()) for i in range(3)]
-        master, replica = self.servers
+        master = self.servers[0]
         self._spawn_data(master, None)
-        self._spawn_data(replica, master.port)
+        for replica in self.servers[1:]:
+            self._spawn_data(replica, master.port)
         for s in self.sentinels:
             self._spawn_sentinel(s, master.port)
         self.wait(
@@ -120,7 +123,7 @@ class Cluster:
                     state = c.sentinel_master(SERVICE)
             except (redis.RedisError, OSError):
                 return False
-            if int(state["port"]) != master_port or int(state["num-slaves"]) < 1:
+            if int(state["port"]) != master_port or int(state["num-slaves"]) < self.replicas:
                 return False
             if int(state["num-other-sentinels"]) < 2:
                 return False

@@ -160,6 +160,11 @@ class Metrics:
         self.tournaments = Gauge(
             "nardy_tournaments_running", "Tournaments signing up or playing (nardy:tourneys)", registry=r
         )
+        self.games_live = Gauge(
+            "nardy_games_live",
+            "Games not over, saved within the game's lifetime (nardy:games:live)",
+            registry=r,
+        )
         # Redis
         self.redis_errors = Counter(
             "nardy_redis_errors",

@@ -1,6 +1,6 @@
 """The gauges read from Redis, sampled every SAMPLE_EVERY seconds by each worker that serves its metrics:
-Redis's PING round trip, the quick-match searches queued by format, the live games' clock events pending,
-the tournaments running (signing up or playing: the set of those due a look, nardy:tourneys).
+Redis's PING round trip, the quick-match searches queued by format, the live games' clock events pending, the
+live games, the tournaments running (signing up or playing: the set of those due a look, nardy:tourneys).
 (Every worker reports the same queues: a dashboard takes their max, not their sum.)"""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import time
 
 from bot.observe.metrics import Metrics
 from bot.storage import Storage, StorageError
-from bot.storage.keys import CLOCKS_KEY, SEEK_FORMATS, TOURNEYS_KEY, seek_key
+from bot.storage.keys import ACTIVE_TTL, CLOCKS_KEY, SEEK_FORMATS, TOURNEYS_KEY, seek_key
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +29,7 @@ async def sample(metrics: Metrics, storage: Storage) -> None:
         metrics.seekers.labels(fmt).set(size)
     metrics.clocks.set(sizes[-2])
     metrics.tournaments.set(sizes[-1])
+    metrics.games_live.set(await storage.live_games(time.time() - ACTIVE_TTL))
 
 
 async def sample_forever(metrics: Metrics, storage: Storage, every: float = SAMPLE_EVERY) -> None:

@@ -45,6 +45,7 @@ from bot.storage.client import (
     replication,
 )
 from bot.storage.games import GameStore
+from bot.storage.keys import LIVE_GAMES_KEY
 from bot.storage.limits import LimitStore
 from bot.storage.live import LiveStore
 from bot.storage.results import ResultStore
@@ -113,6 +114,15 @@ class Storage:
             for key in keys:
                 pipe.zcard(key)
             return [int(n) for n in await pipe.execute()]
+
+    async def live_games(self, since: float) -> int:
+        """The live games saved since `since` (unix time), after dropping from their index those saved before
+        it: a game nobody finished expires with its record (ACTIVE_TTL), and leaves the count with it."""
+        async with redis_errors("live games"), self._r.pipeline(transaction=False) as pipe:
+            pipe.zremrangebyscore(LIVE_GAMES_KEY, "-inf", f"({since!r}")
+            pipe.zcard(LIVE_GAMES_KEY)
+            _, count = await pipe.execute()
+        return int(count)
 
     async def keys(self, pattern: str = "nardy:*") -> list[str]:
         async with redis_errors("keys"):

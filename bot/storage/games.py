@@ -26,6 +26,7 @@ from bot.storage.keys import (
     ACTIVE_TTL,
     CLOCKS_KEY,
     FINISHED_TTL,
+    LIVE_GAMES_KEY,
     REMIND_KEY,
     SHOWN_FIELD,
     UNREACHABLE_FIELD,
@@ -167,6 +168,7 @@ class GameStore:
             *(key for key, _, _ in consumes),
             REMIND_KEY,
             CLOCKS_KEY,
+            LIVE_GAMES_KEY,
         ]
         raw = compact_json(table.to_json())
         args: list[str | int | float] = [
@@ -263,6 +265,7 @@ class GameStore:
             pipe.delete(key, messages_key(table.id), reminded_key(table.id))
             pipe.zrem(UNSHOWN_KEY, table.id)
             pipe.zrem(REMIND_KEY, table.id)
+            pipe.zrem(LIVE_GAMES_KEY, table.id)
             for pointer, value in zip(pointers, current, strict=True):
                 if value == table.id:
                     pipe.delete(pointer)

@@ -145,6 +145,10 @@ CLOCKS_KEY = (
     "nardy:clocks"  # live games' clocks: "<id>" scored by when its flag falls, "<id>/warn" by the warning
 )
 WARN_SUFFIX = "/warn"
+# Live games (not over), scored by the time of their last save (the bot's clock): each save adds or removes its
+# game; the metrics' sampler counts them (nardy_games_live), dropping first any not saved for ACTIVE_TTL (a game
+# that nobody finished, expired with its record).
+LIVE_GAMES_KEY = "nardy:games:live"
 OUTAGES_KEY = "nardy:outages"  # sorted set: "<start>:<end>" of each recent outage, scored by its end
 
 

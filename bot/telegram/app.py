@@ -370,6 +370,7 @@ def build_application(
     app.add_handler(CommandHandler("start", commands.start, filters=only_new))
     app.add_handler(CommandHandler("help", commands.help_command, filters=only_new))
     app.add_handler(CommandHandler("rules", commands.rules_command, filters=only_new))
+    app.add_handler(CommandHandler("app", commands.app_command, filters=only_new))
     app.add_handler(CommandHandler("newgame", commands.newgame, filters=only_new))
     app.add_handler(CommandHandler("tournament", tournaments.tournament_command, filters=only_new))
     app.add_handler(CommandHandler("resign", commands.resign_command, filters=only_new))

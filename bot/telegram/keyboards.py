@@ -36,6 +36,7 @@ def move_label(t: Texts, move: Move, with_die: bool = False) -> str:
 
 
 LIVE_BOARD = N_("📲 Live board")
+OPEN_HOME = N_("📲 Open the Mini App")
 PRIVATE_MODES = ("friend", "computer", "match")  # games whose boards are in the players' private chats
 
 
@@ -43,7 +44,7 @@ PRIVATE_MODES = ("friend", "computer", "match")  # games whose boards are in the
 class WebAppLinks:
     """Where a board's 📲 button opens the game's page (the Mini App, bot/web/): a web_app button to `url`
     (NARDY_WEBAPP_URL) in private chats; elsewhere, where Telegram refuses web_app buttons (groups, inline
-    messages), a Direct Link t.me/<bot>/<name>?startapp=<game> if the Mini App has a short `name`."""
+    messages), a Direct Link t.me/<bot>/<name>?startapp=g<game> if the Mini App has a short `name`."""
 
     url: str
     bot: str
@@ -55,7 +56,17 @@ class WebAppLinks:
             return InlineKeyboardButton(label, web_app=WebAppInfo(f"{self.url}?game={table.id}"))
         if self.name is None:
             return None
-        return InlineKeyboardButton(label, url=f"https://t.me/{self.bot}/{self.name}?startapp={table.id}")
+        return InlineKeyboardButton(label, url=f"https://t.me/{self.bot}/{self.name}?startapp=g{table.id}")
+
+    def home_button(self, t: Texts, private: bool) -> InlineKeyboardButton | None:
+        """The button that opens the Mini App's home: a web_app button in a private chat, a Direct Link
+        elsewhere (none without a short name)."""
+        label = t.gettext(OPEN_HOME)
+        if private:
+            return InlineKeyboardButton(label, web_app=WebAppInfo(self.url))
+        if self.name is None:
+            return None
+        return InlineKeyboardButton(label, url=f"https://t.me/{self.bot}/{self.name}")
 
     def standings(self, t: Texts, tourney_id: str) -> InlineKeyboardButton | None:
         """A group card's 📲 Standings: a Direct Link (groups refuse web_app buttons) whose signed start

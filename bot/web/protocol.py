@@ -14,6 +14,7 @@ Pure: no I/O, no aiohttp; the server and the page's stub server in testkit/brows
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -193,3 +194,175 @@ def parse_client_message(text: str | bytes) -> Hello | Press:
             return Press(version, action)
         return Press(version, action, _int(data, "src", 1, 25, text), _int(data, "die", 1, 6, text))
     raise ProtocolError(f"unknown message type {kind!r:.40} in {text[:80]!r}")
+
+
+# ---------------------------------------------------------------------- the home (HTTP, JSON)
+#
+# The home page (static/home.html) asks over plain HTTP, each request carrying Telegram's initData in its
+# `Authorization: tma <initData>` header (the sandbox: its sign-in cookie): GET api/home (the `home`: the
+# player's games in progress, what they may start, their statistics and last games, the page's words),
+# POST api/computer `{"format": "short", "level": "expert"}` (a new game against the computer: `{"game": ID}`)
+# and POST api/open `{"start": TEXT}` (what a Direct Link's startapp names: `{"game": ID}`); quick match:
+# POST api/seek `{"variant": "short", "length": 3, "clock": "live"}` (`{"game": ID}` when paired at once, else
+# `{"seeking": seeking_json}`), GET api/seek (`{"seeking": ..., "game": ID or null}`: polled while waiting) and
+# POST api/stop `{"token": TOKEN}`.
+
+START_PARAM = re.compile(r"[A-Za-z0-9_-]{1,64}")  # what Telegram allows in startapp
+TURNS = ("you", "them", "over")
+
+
+@dataclass(frozen=True)
+class StartParam:
+    """What a Direct Link's `startapp` names: a game ("g<id>"; a bare id, as the group boards' links had
+    before the prefixes, too) or an invitation ("i<token>")."""
+
+    kind: str  # "game" | "invite"
+    id: str
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """A new game against the computer, as the home asks for it (whether it is offered: the server's)."""
+
+    format: str
+    level: str
+
+
+def parse_start_param(text: str) -> StartParam:
+    """The StartParam of `text`; ProtocolError if Telegram could not have given it."""
+    if not START_PARAM.fullmatch(text):
+        raise ProtocolError(f"start parameter {text[:80]!r} is not 1-64 of A-Z a-z 0-9 _ -")
+    if text[0] == "i" and len(text) > 1:
+        return StartParam("invite", text[1:])
+    if text[0] == "g" and len(text) > 1:
+        return StartParam("game", text[1:])
+    return StartParam("game", text)
+
+
+def _json_object(text: str | bytes) -> dict[str, Any]:
+    if len(text) > MAX_MESSAGE:
+        raise ProtocolError(f"request of {len(text)} bytes, more than {MAX_MESSAGE}")
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise ProtocolError(f"not JSON: {str(text)[:80]!r}") from None
+    if not isinstance(data, dict):
+        raise ProtocolError(f"not a JSON object: {str(text)[:80]!r}")
+    return data
+
+
+def _short_text(data: dict[str, Any], key: str, text: str | bytes) -> str:
+    value = data.get(key)
+    if not isinstance(value, str) or not 0 < len(value) <= MAX_GAME_ID:
+        raise ProtocolError(
+            f"{key} must be a string of 1-{MAX_GAME_ID}, got {value!r:.40} in {str(text)[:80]!r}"
+        )
+    return value
+
+
+def parse_new_game(text: str | bytes) -> NewGame:
+    """A POST api/computer's body, checked for shape only."""
+    data = _json_object(text)
+    return NewGame(_short_text(data, "format", text), _short_text(data, "level", text))
+
+
+def parse_open(text: str | bytes) -> StartParam:
+    """A POST api/open's body: the start parameter it carries."""
+    return parse_start_param(_short_text(_json_object(text), "start", text))
+
+
+def home_clock_json(left: tuple[float, float], running: Side | None, you: Side) -> dict[str, Any]:
+    """A live game's clock as the home shows it: each side's time left in whole seconds (as of the home's
+    `now`), yours first, and whose is running ("you", "them" or None)."""
+    mine, theirs = left[you], left[you.other]
+    run = None if running is None else ("you" if running is you else "them")
+    return {"you": int(mine), "them": int(theirs), "running": run}
+
+
+def game_entry(
+    game_id: str,
+    title: str,
+    opponent: str,
+    turn: str,
+    score: tuple[int, int] = (0, 0),
+    match_to: int = 1,
+    clock: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One game in progress on the home: its id, its format in words, the opponent's name, whose turn it is
+    (TURNS), the match's score (yours first) and a live game's clock (home_clock_json)."""
+    if turn not in TURNS:
+        raise ValueError(f"turn {turn!r} of game {game_id!r} is not one of {TURNS}")
+    return {
+        "game": game_id,
+        "title": title,
+        "opponent": opponent,
+        "turn": turn,
+        "score": list(score),
+        "match_to": match_to,
+        "clock": clock,
+    }
+
+
+def home_message(
+    lang: str,
+    name: str,
+    words: dict[str, str],
+    games: Sequence[dict[str, Any]],
+    formats: Sequence[tuple[str, str]],
+    levels: Sequence[tuple[str, str]],
+    stats: Sequence[str],
+    history: Sequence[str],
+    now: float,
+    right_to_left: bool = False,
+    quick: Mapping[str, Sequence[tuple[str, str]]] | None = None,
+    seeking: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The `home` of one player: their name, the page's `words` in `lang`, their games in progress
+    (game_entry), the formats and levels they may start against the computer (id, words), what /stats and
+    /history say of them (lines), the server's time (the clocks are as of it), the quick match's choices
+    (`quick`: "variants", "lengths", "clocks", each (id, words)) and the search going on (seeking_json)."""
+    return {
+        "type": "home",
+        "lang": lang,
+        "dir": "rtl" if right_to_left else "ltr",
+        "name": name,
+        "words": dict(words),
+        "games": list(games),
+        "formats": [{"id": i, "name": n} for i, n in formats],
+        "levels": [{"id": i, "name": n} for i, n in levels],
+        "stats": list(stats),
+        "history": list(history),
+        "now": now,
+        "quick": {k: [{"id": i, "name": n} for i, n in v] for k, v in (quick or {}).items()},
+        "seeking": seeking,
+    }
+
+
+@dataclass(frozen=True)
+class Seek:
+    """A quick-match search as the home asks for it: the variant, the match's length and the time control
+    ("" for none); whether that format is offered is the server's question."""
+
+    variant: str
+    length: int
+    clock: str
+
+
+def parse_seek(text: str | bytes) -> Seek:
+    """A POST api/seek's body, checked for shape only."""
+    data = _json_object(text)
+    clock = data.get("clock", "")
+    if not isinstance(clock, str) or len(clock) > 16:
+        raise ProtocolError(f"clock must be a short string, got {clock!r:.40} in {str(text)[:80]!r}")
+    return Seek(_short_text(data, "variant", text), _int(data, "length", 1, 99, str(text)), clock)
+
+
+def parse_stop(text: str | bytes) -> str:
+    """A POST api/stop's body: the token of the search to stop."""
+    return _short_text(_json_object(text), "token", text)
+
+
+def seeking_json(token: str, title: str, since: float, until: float) -> dict[str, Any]:
+    """A search going on, as the home shows it: its token (to stop it), its format in words, when it began
+    and when it times out (the server's unix time)."""
+    return {"token": token, "title": title, "since": since, "until": until}

@@ -22,7 +22,8 @@ from aiohttp import web
 from bot.config import WebAppConfig
 from bot.service.context import Services
 from bot.service.rates import Limits
-from bot.web import CONTENT_SECURITY_POLICY, CONTENT_TYPES, PAGE, STATIC_DIR
+from bot.web import CONTENT_SECURITY_POLICY, CONTENT_TYPES, HOME, PAGE, STATIC_DIR
+from bot.web.home import Home
 from bot.web.live import Live
 from bot.web.sockets import Signer, Sockets
 from bot.web.standings import standings
@@ -109,6 +110,7 @@ class WebServer:
         self.files = static_files()
         self.live = Live(services.storage)
         self.sockets = Sockets(services, self.live, signer, limits, clock)
+        self.home = Home(self.sockets)
         self._origin = origin  # None: the server's own local address once bound (the sandbox)
         self.config: WebAppConfig | None = None  # the bot's NARDY_WEBAPP_* (None: the sandbox's server)
         self.app = web.Application()
@@ -128,9 +130,10 @@ class WebServer:
         return server
 
     def add_page_routes(self, base: str) -> None:
-        """The page at `base`/ (`base` redirects there), its files at `base`/static/..., its socket at
-        `base`/ws."""
+        """The page at `base`/ (`base` redirects there): a game's board (?game=<id>), else the home; its files
+        at `base`/static/..., its socket at `base`/ws, the home's requests at `base`/api/..."""
         router = self.app.router
+        self.home.add_routes(self.app, base)
         router.add_get(base, self._to_folder)
         router.add_get(base + "/", self._page)
         router.add_get(base + "/ws", self.sockets.handle)
@@ -192,12 +195,14 @@ class WebServer:
         raise web.HTTPFound(request.path + "/" + query)
 
     async def _page(self, request: web.Request) -> web.StreamResponse:
-        """The board page; the standings page (static/tourney/) for a card's 📲 Standings (its Direct Link's
-        start parameter, which Telegram also puts in the URL) or ?tourney=<id>."""
+        """A tournament's standings (static/tourney/) for a card's 📲 Standings (its Direct Link's start
+        parameter, which Telegram also puts in the URL) or ?tourney=<id>; a game's board when the address names
+        one; else the home (which opens what a Direct Link names)."""
         start = request.query.get("tgWebAppStartParam", "")
         if start.startswith(START_PREFIX) or "tourney" in request.query:
             return self.files["tourney/index.html"].response(request)
-        return self.files[PAGE.name].response(request)
+        page = PAGE if request.query.get("game") else HOME
+        return self.files[page.name].response(request)
 
     async def _standings(self, request: web.Request) -> web.StreamResponse:
         """A tournament's standings for a page that may watch it (tourney_view.may_watch): 401 for initData

@@ -245,6 +245,11 @@ class Sockets:
             return language_of(init.user.language_code)
         return chosen.language(init.user.language_code)
 
+    async def within_limits(self, user_id: int) -> bool:
+        """A request of the Mini App's home (bot/web/home.py) takes a token from the person's press bucket,
+        as a page's press does."""
+        return await self._within_limits(user_id, None)
+
     async def _within_limits(self, user_id: int, table: Table | None) -> bool:
         """Take a token from the person's (and a group game's) press buckets, shared with the chat's
         buttons; Redis away or slow: the press passes (its version still guards it)."""

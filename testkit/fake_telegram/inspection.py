@@ -48,6 +48,11 @@ class Inspection(FakeCore):
         with self._lock:
             return dict(self._state.commands)
 
+    def menu_button(self, chat_id: int | None = None) -> dict[str, Any] | None:
+        """The menu button set for `chat_id` (None: the default one), as the bot sent it; None if never set."""
+        with self._lock:
+            return self._state.menu_buttons.get(chat_id)
+
     def descriptions(self) -> dict[tuple[str, str], str]:
         with self._lock:
             return dict(self._state.descriptions)

@@ -4,6 +4,7 @@ deleteMessage, and answerCallbackQuery (a query is answered once)."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -53,6 +54,30 @@ class MessageMethods(FakeCore):
                 commands if scope["type"] == "default" else self._state.commands.get(lang, commands)
             )
             self._state.commands[f"{scope['type']}/{lang}"] = commands
+        return True
+
+    def _api_setChatMenuButton(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:
+        """The bot's menu button in one private chat (`chat_id`) or by default, refused as Telegram refuses it:
+        an unknown type, a web_app button without a text (1-64) or whose URL is not HTTPS (plain HTTP is let
+        through for 127.0.0.1 and localhost only, as the tests serve the page there), an unknown chat."""
+        button = params.get("menu_button") or {"type": "default"}
+        if isinstance(button, str):
+            button = json.loads(button)
+        kind = button.get("type") if isinstance(button, dict) else None
+        if kind not in ("commands", "web_app", "default"):
+            raise ApiError(400, "Bad Request: unsupported menu button type")
+        if kind == "web_app":
+            text = str(button.get("text") or "")
+            url = str((button.get("web_app") or {}).get("url") or "")
+            if not 1 <= len(text) <= 64:
+                raise ApiError(400, "Bad Request: menu button text is empty or too long")
+            if not (url.startswith("https://") or re.match(r"http://(127\.0\.0\.1|localhost)[:/]", url)):
+                raise ApiError(400, "Bad Request: BUTTON_URL_INVALID")
+        chat_id = params.get("chat_id")
+        with self._lock:
+            if chat_id is not None and int(chat_id) not in self._state.chats:
+                raise ApiError(400, "Bad Request: chat not found")
+            self._state.menu_buttons[None if chat_id is None else int(chat_id)] = dict(button)
         return True
 
     def _api_setMyDescription(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:

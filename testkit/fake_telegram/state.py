@@ -97,7 +97,14 @@ class TelegramLimits:
 
 
 # Methods Telegram does not count against a chat's message limits.
-UNLIMITED = {"answerCallbackQuery", "getMe", "getUpdates", "setMyCommands", "setMyDescription"}
+UNLIMITED = {
+    "answerCallbackQuery",
+    "getMe",
+    "getUpdates",
+    "setMyCommands",
+    "setMyDescription",
+    "setChatMenuButton",
+}
 
 
 @dataclass
@@ -166,6 +173,9 @@ class State:
     answers: dict[str, CallbackAnswer] = field(default_factory=dict)
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     commands: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    menu_buttons: dict[int | None, dict[str, Any]] = field(
+        default_factory=dict
+    )  # chat (None: default) -> button
     faults: list[Fault] = field(default_factory=list)
     webhooks: dict[str, str] = field(default_factory=dict)  # webhook URL -> its secret token ("" for none)
     deliveries: Counter[str] = field(default_factory=Counter)  # callback query id -> webhook deliveries

@@ -75,7 +75,7 @@ def _master_client_url(cluster: Cluster) -> str:
 
 
 def _fail_over_while_playing(
-    tg: FakeTelegram, cluster: Cluster, games: int, how: signal.Signals
+    tg: FakeTelegram, cluster: Cluster, games: int, how: signal.Signals, restart: bool = True
 ) -> tuple[Pressing, dict[int, tuple[str, int]], float, Cluster]:
     players = _games(tg, games)
     url = _master_client_url(cluster)
@@ -88,7 +88,9 @@ def _fail_over_while_playing(
     killed = time.monotonic()
     cluster.kill(old, how)
     cluster.failed_over_from(old)
-    if how == signal.SIGKILL:  # brought back as its container's restart policy would: the new replica
+    if how == signal.SIGKILL and not restart:  # its machine is gone for good
+        pass
+    elif how == signal.SIGKILL:  # brought back as its container's restart policy would: the new replica
         cluster.restart(old)
     else:  # the frozen master wakes up; the sentinels make it the new master's replica
         cluster.kill(old, signal.SIGCONT)
@@ -134,6 +136,27 @@ def test_the_master_killed_mid_presses_loses_no_move_a_player_saw(
         master = cluster.master()
         assert master is not None
         assert health.connection_pool.get_master_address()[1] == master.port
+
+
+def test_with_two_replicas_play_goes_on_after_the_master_is_lost_for_good(
+    tg: FakeTelegram, tmp_path: Path
+) -> None:
+    """docker-compose.ha.yml's setup: two replicas, a save waiting for one. The master's machine never comes
+    back, and the new master's other replica confirms the saves: no move a player saw is lost."""
+    cluster = Cluster(tmp_path, replicas=2)
+    try:
+        cluster.start()
+        runner = BotRunner(tg.api_url, cluster.url, ScriptedDice(seed=7), engine_computer(seed=3))
+        runner.start()
+        tg.settlers.append(runner.settle)
+        try:
+            out, before, _, _ = _fail_over_while_playing(tg, cluster, 3, signal.SIGKILL, restart=False)
+            _no_loss(cluster, before, out)
+        finally:
+            tg.settlers.remove(runner.settle)
+            runner.stop()
+    finally:
+        cluster.stop()
 
 
 def test_a_save_the_replica_does_not_confirm_is_answered_as_storage_trouble_and_not_shown(

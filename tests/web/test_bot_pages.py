@@ -137,8 +137,8 @@ def test_a_private_board_opens_the_page_and_a_group_board_has_a_direct_link(
     group_board = start_group_game(tg, GROUP, alice, bob)
     link = live_button(group_board)
     assert "web_app" not in link
-    game = stored(web, re.sub(r".*startapp=", "", link["url"]))
-    assert link["url"] == f"https://t.me/nardy_test_bot/board?startapp={game.id}" and game.mode == "group"
+    game = stored(web, re.sub(r".*startapp=g", "", link["url"]))
+    assert link["url"] == f"https://t.me/nardy_test_bot/board?startapp=g{game.id}" and game.mode == "group"
     assert not web.errors.records, web.errors.messages()
 
 
@@ -277,7 +277,7 @@ def test_a_stranger_watches_a_group_game_and_is_refused_a_private_one(
 ) -> None:
     alice, bob, carol = SimUser(tg, 1, "Alice"), SimUser(tg, 2, "Bob"), SimUser(tg, 3, "Carol")
     group_board = start_group_game(tg, GROUP, alice, bob)
-    group_id = re.sub(r".*startapp=", "", live_button(group_board)["url"])
+    group_id = re.sub(r".*startapp=g", "", live_button(group_board)["url"])
     assert web.webapp is not None
     watcher = browser.new_context().new_page()
     open_game(watcher, f"{web.webapp.url}?game={group_id}", init_data(carol.id, "Carol"))

@@ -98,7 +98,7 @@ async def test_foreign_init_data_a_stranger_and_a_forged_id_see_nothing(
         assert answer.status == 400
 
 
-async def test_the_card_link_opens_the_standings_page_not_the_board(
+async def test_the_card_link_opens_the_standings_page_and_no_other_link_does(
     served: tuple[Services, WebServer, aiohttp.ClientSession],
 ) -> None:
     _, server, http = served
@@ -106,7 +106,7 @@ async def test_the_card_link_opens_the_standings_page_not_the_board(
         assert "static/tourney/main.js" in await page.text()
         assert "script-src 'self'" in page.headers["Content-Security-Policy"]
     async with http.get(server.local_url + "/app/?tgWebAppStartParam=abc") as page:
-        assert "static/board/main.js" in await page.text()
+        assert "static/tourney/main.js" not in await page.text()  # the home, which opens a game's link
 
 
 async def test_a_knockout_shows_its_bracket_round_by_round_to_a_player(

@@ -1,6 +1,6 @@
 """The board page's settings (NARDY_WEBAPP_*, bot/config.py): read and checked before anything starts, off
-unless NARDY_WEBAPP_URL is set; and `python -m bot` serving the page beside the bot, stopped with it in
-time."""
+unless NARDY_WEBAPP_URL is set; and `python -m bot` serving the page beside the bot (the home at /app/, a
+game's board at /app/?game=<id>, the bot's menu button opening the home), stopped with it in time."""
 
 from __future__ import annotations
 
@@ -97,7 +97,15 @@ def test_python_m_bot_serves_the_page_and_stops_it_within_its_budget(
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/app/", timeout=5) as answer:
                 assert answer.status == 200
                 assert answer.headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+                assert b'<script type="module" src="static/home/main.js"></script>' in answer.read()
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/app/?game=abc", timeout=5) as answer:
                 assert b'<script type="module" src="static/board/main.js"></script>' in answer.read()
+            tg.wait_for(lambda: tg.menu_button() is not None, timeout=30, what="the menu button")
+            assert tg.menu_button() == {
+                "type": "web_app",
+                "text": "🎲 Nardy",
+                "web_app": {"url": f"http://127.0.0.1:{port}/app/"},
+            }
         finally:
             began = time.monotonic()
             proc.send_signal(signal.SIGTERM)

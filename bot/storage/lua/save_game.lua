@@ -5,7 +5,8 @@
 --   then ARGV[5] chat pointers (nardy:chat:<chat>:game), then ARGV[7] games sets (nardy:user:<id>:games),
 --   then the keys this change consumes (a lobby, an invitation, a challenge, a quick-match search: each must
 --   still hold the JSON whose field ARGV[11 + 2i] is ARGV[12 + 2i], and is deleted), and last the turn
---   reminders set (nardy:remind), then the live games' clocks (nardy:clocks).
+--   reminders set (nardy:remind), then the live games' clocks (nardy:clocks), then the live games
+--   (nardy:games:live: a live game scored by the time now, a game over removed).
 -- ARGV: [1] the expected stored version ("" = the game must not exist), [2] the new JSON, [3] its TTL,
 --   [4] the game id, [5] the number of chat pointers, [6] the games sets' TTL, [7] the number of games sets,
 --   [8] when its boards are due to be shown by then (unix seconds; the unshown set's score), [9] "1" if the
@@ -37,7 +38,8 @@ if stored ~= ARGV[1] then return {0, stored, 'version', ''} end
 local chats, sets = tonumber(ARGV[5]), tonumber(ARGV[7])
 local live = ARGV[9] == '1'
 local first_chat, first_set, first_consumed = 4, 4 + chats, 4 + chats + sets
-local last_consumed = #KEYS - 2  -- KEYS[#KEYS - 1]: the turn reminders set, KEYS[#KEYS]: the clocks
+local last_consumed = #KEYS - 3  -- then the turn reminders set, the clocks, the live games
+local reminders, clocks, live_games = KEYS[#KEYS - 2], KEYS[#KEYS - 1], KEYS[#KEYS]
 local remind_at = ARGV[11 + 2 * (last_consumed - first_consumed + 1)]
 for i = first_consumed, last_consumed do
   local held = redis.call('GET', KEYS[i])
@@ -72,23 +74,29 @@ for i = first_consumed, last_consumed do redis.call('DEL', KEYS[i]) end
 redis.call('ZADD', KEYS[3], ARGV[8], ARGV[4])
 redis.call('EXPIRE', KEYS[3], ARGV[6])  -- an index of live games: gone only if no game changes for 30 days
 if remind_at and remind_at ~= '' then
-  redis.call('ZADD', KEYS[#KEYS - 1], remind_at, ARGV[4])
-  redis.call('EXPIRE', KEYS[#KEYS - 1], ARGV[6])  -- likewise
+  redis.call('ZADD', reminders, remind_at, ARGV[4])
+  redis.call('EXPIRE', reminders, ARGV[6])  -- likewise
 else
-  redis.call('ZREM', KEYS[#KEYS - 1], ARGV[4])
+  redis.call('ZREM', reminders, ARGV[4])
 end
 local consumed = 2 * (last_consumed - first_consumed + 1)
 local flag_at, warn_at = ARGV[14 + consumed], ARGV[15 + consumed]
 if flag_at and flag_at ~= '' then
-  redis.call('ZADD', KEYS[#KEYS], flag_at, ARGV[4])
-  redis.call('EXPIRE', KEYS[#KEYS], ARGV[6])  -- likewise
+  redis.call('ZADD', clocks, flag_at, ARGV[4])
+  redis.call('EXPIRE', clocks, ARGV[6])  -- likewise
 else
-  redis.call('ZREM', KEYS[#KEYS], ARGV[4])
+  redis.call('ZREM', clocks, ARGV[4])
 end
 if warn_at and warn_at ~= '' then
-  redis.call('ZADD', KEYS[#KEYS], warn_at, ARGV[4] .. '/warn')
+  redis.call('ZADD', clocks, warn_at, ARGV[4] .. '/warn')
 else
-  redis.call('ZREM', KEYS[#KEYS], ARGV[4] .. '/warn')
+  redis.call('ZREM', clocks, ARGV[4] .. '/warn')
+end
+if live then
+  redis.call('ZADD', live_games, ARGV[13 + consumed], ARGV[4])
+  redis.call('EXPIRE', live_games, ARGV[6])  -- likewise
+else
+  redis.call('ZREM', live_games, ARGV[4])
 end
 local ended = ARGV[12 + consumed]
 if ended and ended ~= '' then

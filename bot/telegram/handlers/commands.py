@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from telegram import ReplyParameters, Update
+from telegram import InlineKeyboardMarkup, ReplyParameters, Update
 from telegram.constants import ChatType
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import ContextTypes
@@ -137,6 +137,25 @@ async def unknown_command(update: Update, context: ContextTypes.DEFAULT_TYPE) ->
         update.effective_chat.id,
         user_texts(update).gettext("I don't know that command. /help lists what I can do."),
     )
+
+
+APP_TEXT = N_("Your games, a new game against the computer and your statistics, in the Mini App:")
+APP_OFF = N_("This bot has no Mini App.")
+
+
+@command
+async def app_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/app: a button that opens the Mini App's home (a web_app button in private, a Direct Link in groups)."""
+    chat = update.effective_chat
+    assert chat is not None
+    t = user_texts(update)
+    d = deps(context)
+    links = d.boards.links
+    button = links.home_button(t, chat.type == ChatType.PRIVATE) if links is not None else None
+    if button is None:
+        d.say(chat.id, t.gettext(APP_OFF))
+        return
+    d.say(chat.id, t.gettext(APP_TEXT), InlineKeyboardMarkup([[button]]))
 
 
 @command

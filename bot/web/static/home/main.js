@@ -1,0 +1,144 @@
+/* The Mini App's home, the entry of its modules: asks the server for the player's home (api/home), opens
+ * what a Direct Link names (api/open), starts a game against the computer (api/computer) and opens a game's
+ * board (../?game=<id>). Every request carries Telegram's initData (the sandbox: its cookie); the server
+ * decides everything. No framework, no build step, no inline script or style (a strict CSP).
+ *
+ *   view.js   the page drawn from a `home` (DOM built with textContent: no name is ever HTML)
+ *   main.js   this: Telegram's data, the requests, the ticking clocks
+ * Telegram's script and theme are the board's (../board/telegram.js). */
+
+import { S } from "../board/state.js";
+import { applyTheme, whenReady } from "../board/telegram.js";
+import { busy, render, showNote, showSeeking, tick, toast } from "./view.js";
+
+const BASE = new URL("../../", import.meta.url);  // static/home/main.js -> the page's folder
+const H = { initData: "", loadedAt: 0, token: "", poll: 0 };
+const POLL_MS = 2000;  // how often a waiting search asks whether it is over
+const REFRESH_MS = 20000;  // how often a visible home asks for its games again (whose turn, the clocks)
+
+function request(path, body) {
+  var options = {
+    headers: { Authorization: "tma " + H.initData },
+    credentials: "same-origin",
+    cache: "no-store",
+  };
+  if (body !== undefined) {
+    options.method = "POST";
+    options.headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(body);
+  }
+  return fetch(new URL("api/" + path, BASE), options).then(function (answer) {
+    return answer.json().catch(function () { return {}; }).then(function (data) {
+      if (!answer.ok) { throw new Error(data.error || "HTTP " + answer.status); }
+      return data;
+    });
+  });
+}
+
+export function openGame(id) {
+  var to = new URL(BASE);
+  to.search = "?game=" + encodeURIComponent(id);
+  to.hash = location.hash;  // Telegram's launch data, where it came in the address
+  location.href = to.href;
+}
+
+function load() {
+  return request("home").then(function (home) {
+    H.loadedAt = Date.now() / 1000;
+    render(home, { open: openGame, start: startGame, seek: seek });
+    document.getElementById("stop-seek").onclick = stopSeeking;
+    waitFor(home.seeking);
+  }, function (err) {
+    busy(false);
+    showNote(err.message);
+  });
+}
+
+function startGame(format, level, done) {
+  request("computer", { format: format, level: level }).then(function (answer) {
+    openGame(answer.game);
+  }, function (err) {
+    toast(err.message);
+    done();
+  });
+}
+
+// Quick match: look for an opponent; paired at once, the board opens; else the page waits, asking the
+// server every POLL_MS whether the search is over (paired: the board opens; timed out or stopped: the form).
+function seek(variant, length, clock, done) {
+  request("seek", { variant: variant, length: length, clock: clock }).then(function (answer) {
+    if (answer.game) { openGame(answer.game); return; }
+    showSeeking(answer.seeking);
+    waitFor(answer.seeking);
+  }, function (err) {
+    toast(err.message);
+    done();
+  });
+}
+
+function waitFor(seeking) {
+  clearTimeout(H.poll);
+  H.token = seeking ? seeking.token : "";
+  if (seeking) { H.poll = setTimeout(poll, POLL_MS); }
+}
+
+function poll() {
+  request("seek").then(function (answer) {
+    if (answer.seeking) { waitFor(answer.seeking); return; }
+    H.token = "";
+    if (answer.game) { openGame(answer.game); return; }
+    showSeeking(null);
+  }, function () { H.poll = setTimeout(poll, POLL_MS); });
+}
+
+function stopSeeking() {
+  if (!H.token) { return; }
+  document.getElementById("stop-seek").disabled = true;
+  clearTimeout(H.poll);
+  request("stop", { token: H.token }).then(function () {
+    H.token = "";
+    showSeeking(null);
+  }, function (err) {
+    toast(err.message);
+    poll();  // over already: paired (its board opens) or timed out
+  });
+}
+
+// A Direct Link's startapp (a game, an invitation) is opened once per launch: coming back from that board
+// shows the home.
+function openStartParam(param) {
+  var key = "nardy:opened:" + param, seen = false;
+  try { seen = !!sessionStorage.getItem(key); sessionStorage.setItem(key, "1"); } catch (e) { /* off */ }
+  if (seen) { return false; }
+  request("open", { start: param }).then(function (answer) { openGame(answer.game); }, function (err) {
+    toast(err.message);
+    load();
+  });
+  return true;
+}
+
+function start() {
+  var tg = window.Telegram && window.Telegram.WebApp;
+  S.tg = tg && tg.initData !== undefined ? tg : null;
+  var unsafe = (S.tg && S.tg.initDataUnsafe) || {};
+  H.initData = (S.tg && S.tg.initData) || "";
+  applyTheme();
+  if (window.matchMedia) {
+    var mq = matchMedia("(prefers-color-scheme: dark)");
+    if (mq.addEventListener) { mq.addEventListener("change", applyTheme); }
+  }
+  if (S.tg) {
+    S.tg.onEvent("themeChanged", applyTheme);
+    S.tg.ready();
+    S.tg.expand();
+  }
+  var param = unsafe.start_param || new URLSearchParams(location.search).get("tgWebAppStartParam") || "";
+  if (param && openStartParam(param)) { return; }
+  load();
+  setInterval(function () { tick(Date.now() / 1000 - H.loadedAt); }, 1000);
+  setInterval(function () { if (!document.hidden && !H.token) { load(); } }, REFRESH_MS);
+  // Back from a board (the browser's back, the page kept in memory): the games as they are now.
+  window.addEventListener("pageshow", function (event) { if (event.persisted) { load(); } });
+}
+
+whenReady(start);

@@ -1,0 +1,211 @@
+"""The Mini App's home in Chromium with the bot and the fake Bot API: the bot's menu button and /app open it;
+a new player starts a game against the computer from it and plays it through on the board it opens (the
+chat's board follows); a quick match between two homes, waiting shown and stopped, then paired; a Direct
+Link's startapp opens the game or the invitation it names; a forged or
+foreign initData sees nothing."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import pytest
+
+from bot.config import WebAppConfig
+from bot.model.flow import ScriptedDice, engine_computer
+from bot.model.table import Invite, Person, new_id
+from testkit.board_pages import buttons, is_over, play_to_the_end
+from testkit.browser import wait_drawn
+from testkit.fake_telegram import BOT_TOKEN, FakeTelegram, SimUser
+from testkit.fake_telegram.play import is_over as board_over
+from testkit.fake_telegram.play import reply_to
+from testkit.fake_telegram.runner import BotRunner
+from testkit.home_pages import games, open_home, seek, start_computer_game, wait_home, wait_waiting
+from testkit.web_client import init_data
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+T = TypeVar("T")
+GROUP = -100777
+
+
+def in_thread(work: Callable[[], T]) -> T:
+    """Run `work` in a thread of its own (the fake Bot API's loop must not be the browser's)."""
+    found: list[T] = []
+    thread = threading.Thread(target=lambda: found.append(work()))
+    thread.start()
+    thread.join(60)
+    assert found, "the work in a thread failed (see the log)"
+    return found[0]
+
+
+@pytest.fixture
+def tg() -> Iterator[FakeTelegram]:
+    server = FakeTelegram()
+
+    def start() -> bool:
+        server.start()
+        return True
+
+    in_thread(start)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def web(tg: FakeTelegram, redis_url: str, dice: ScriptedDice) -> Iterator[BotRunner]:
+    """The bot with its page on a free port of 127.0.0.1 (the Mini App's short name: "board")."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    config = WebAppConfig(url=f"http://127.0.0.1:{port}/app/", listen="127.0.0.1", port=port, name="board")
+    runner = BotRunner(tg.api_url, redis_url, dice, engine_computer(seed=3), webapp=config)
+    runner.start()
+    tg.settlers.append(runner.settle)
+    yield runner
+    tg.settlers.remove(runner.settle)
+    runner.stop()
+
+
+def call_api(tg: FakeTelegram, method: str, params: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    request = urllib.request.Request(
+        f"{tg.api_url}/bot{BOT_TOKEN}/{method}",
+        data=json.dumps(params).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read())
+
+
+def test_the_menu_button_and_app_open_the_home(tg: FakeTelegram, web: BotRunner) -> None:
+    assert web.webapp is not None
+    tg.wait_for(lambda: tg.menu_button() is not None, timeout=30, what="the menu button")
+    assert tg.menu_button() == {"type": "web_app", "text": "🎲 Nardy", "web_app": {"url": web.webapp.url}}
+    carol = SimUser(tg, 3, "Carol")
+    answer = reply_to(carol, "/app")
+    assert answer.buttons == [{"text": "📲 Open the Mini App", "web_app": {"url": web.webapp.url}}]
+    tg.add_chat(GROUP, "group", "Nardy club")
+    in_group = reply_to(carol, "/app", GROUP)
+    assert in_group.buttons == [{"text": "📲 Open the Mini App", "url": "https://t.me/nardy_test_bot/board"}]
+    assert not web.errors.records, web.errors.messages()
+
+
+def test_the_fake_bot_api_refuses_a_menu_button_telegram_refuses(tg: FakeTelegram) -> None:
+    good = {"type": "web_app", "text": "Play", "web_app": {"url": "https://nardy.example.org/app/"}}
+    assert call_api(tg, "setChatMenuButton", {"menu_button": good})[0] == 200
+    for bad, said in (
+        ({**good, "web_app": {"url": "http://nardy.example.org/app/"}}, "BUTTON_URL_INVALID"),
+        ({**good, "text": ""}, "text is empty"),
+        ({"type": "app", "text": "Play"}, "unsupported menu button type"),
+    ):
+        status, answer = call_api(tg, "setChatMenuButton", {"menu_button": bad})
+        assert status == 400 and said in answer["description"], (bad, answer)
+    status, answer = call_api(tg, "setChatMenuButton", {"chat_id": 424242, "menu_button": good})
+    assert status == 400 and "chat not found" in answer["description"]
+    assert tg.menu_button() == good
+
+
+def test_a_new_player_starts_a_game_from_the_home_and_plays_it_through(
+    tg: FakeTelegram, web: BotRunner, phone: Page
+) -> None:
+    assert web.webapp is not None
+    erin = SimUser(tg, 5, "Erin")
+    open_home(phone, web.webapp.url, init_data(5, "Erin", lang="uk"))
+    assert games(phone) == [] and phone.get_attribute("html", "lang") == "uk"
+    assert phone.text_content("#games-title") == "Ваші ігри"
+    start_computer_game(phone, "short", "beginner")
+    wait_drawn(phone)
+    game_id = re.sub(r".*\?game=", "", phone.url)
+    moves = play_to_the_end(phone, "tap")
+    assert moves >= 10 and buttons(phone) == ["rematch"] and is_over(phone)
+    web.settle()
+    erin.wait_message(board_over)  # the chat's board followed
+    phone.go_back()
+    wait_home(phone)
+    assert game_id not in games(phone)  # finished: in the history now
+    assert phone.locator("#history li").count() == 1
+    assert not web.errors.records, web.errors.messages()
+
+
+def test_a_direct_link_opens_the_game_or_the_invitation_it_names(
+    tg: FakeTelegram, web: BotRunner, desktop: Page
+) -> None:
+    assert web.webapp is not None
+    invite = Invite(new_id(12), "short", Person(6, "Frank"))
+
+    async def put(d: Any) -> None:
+        await d.storage.rooms.put_invite(invite)
+
+    web.call(put)
+    SimUser(tg, 6, "Frank")
+    SimUser(tg, 7, "Gina")
+    open_home(desktop, web.webapp.url, init_data(7, "Gina"), start_param="i" + invite.token)
+    desktop.wait_for_url("**/app/?game=*", timeout=15000)
+    wait_drawn(desktop)
+    game_id = re.sub(r".*\?game=", "", desktop.url)
+    assert desktop.locator("#panel-top, #panel-bottom").all_text_contents() != []
+    desktop.go_back()  # the home again: the link is not followed twice
+    wait_home(desktop)
+    assert games(desktop) == [game_id]
+
+
+def test_a_persian_home_runs_right_to_left(tg: FakeTelegram, web: BotRunner, phone: Page) -> None:
+    assert web.webapp is not None
+    open_home(phone, web.webapp.url, init_data(10, "Sara", lang="fa"))
+    assert phone.get_attribute("html", "dir") == "rtl" and phone.get_attribute("html", "lang") == "fa"
+    assert phone.text_content("#games-title") == "بازی‌های شما"
+    left, right = phone.evaluate(
+        "(() => { const r = document.createRange();"
+        " r.selectNodeContents(document.getElementById('games-title'));"
+        " const b = r.getBoundingClientRect(); return [b.left, b.right]; })()"
+    )
+    assert right > 300 and left > 150, (left, right)  # the heading's words sit at the right edge
+
+
+def test_a_forged_or_foreign_init_data_sees_nothing(tg: FakeTelegram, web: BotRunner, desktop: Page) -> None:
+    assert web.webapp is not None
+    carol = SimUser(tg, 3, "Carol")
+    reply_to(carol, "/app")
+    forged = init_data(3, "Carol").replace("Carol", "Mallory")
+    foreign = init_data(3, "Carol", token="999:OTHER")
+    for init in (forged, foreign):
+        page = desktop.context.new_page()
+        open_home(page, web.webapp.url, init)
+        assert "could not prove who you are" in (page.text_content("#note") or "")
+        assert games(page) == [] and page.is_hidden("#new-box") and page.is_hidden("#stats-box")
+        page.close()
+
+
+def test_a_quick_match_between_two_homes(
+    tg: FakeTelegram, web: BotRunner, desktop: Page, browser: Browser
+) -> None:
+    assert web.webapp is not None
+    SimUser(tg, 8, "Hana")
+    SimUser(tg, 9, "Ivan")
+    other = browser.new_context().new_page()
+    open_home(desktop, web.webapp.url, init_data(8, "Hana"))
+    open_home(other, web.webapp.url, init_data(9, "Ivan"))
+    seek(desktop, "long", 3, "live")
+    assert wait_waiting(desktop).startswith("Looking for an opponent: Long nardy, match to 3")
+    desktop.click("#stop-seek")  # cancelled: the form again, and nobody waits
+    desktop.wait_for_selector("#quick:not([hidden])", timeout=15000)
+    seek(other, "long", 3, "live")
+    wait_waiting(other)
+    seek(desktop, "long", 3, "live")  # paired at once: its board opens
+    desktop.wait_for_url("**/app/?game=*", timeout=15000)
+    other.wait_for_url("**/app/?game=*", timeout=15000)  # the waiting home heard it and opened the board
+    wait_drawn(desktop)
+    wait_drawn(other)
+    assert desktop.url.split("?game=")[1] == other.url.split("?game=")[1]
+    other.context.close()
+    assert not web.errors.records, web.errors.messages()
