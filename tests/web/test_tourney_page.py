@@ -102,3 +102,17 @@ def test_the_standings_page_shows_the_players_and_the_winner_after_a_result(
         timeout=WAIT_MS,
     )
     assert desktop.locator("td.name").first.text_content() == winner
+
+
+def test_the_home_sends_a_cards_start_parameter_to_the_standings_page(served: Served, desktop: Page) -> None:
+    """Where Telegram gives the start parameter only inside initData, the home opens the standings."""
+    tid = served.run(running_arena(served.s))
+    init = init_data(9, "Stranger", start_param=f"tourney_{tid}")
+    fake = FAKE_TELEGRAM.replace("INIT_DATA", json.dumps(init)).replace(
+        "initDataUnsafe: {}", "initDataUnsafe: " + json.dumps({"start_param": f"tourney_{tid}"})
+    )
+    desktop.add_init_script(CSP_WATCH)
+    desktop.add_init_script(fake)
+    desktop.goto(f"{served.server.local_url}/app/")
+    desktop.wait_for_selector("td.name", timeout=WAIT_MS)
+    assert desktop.locator("td.name").count() == 4

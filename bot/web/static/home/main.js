@@ -107,6 +107,10 @@ function stopSeeking() {
 // A Direct Link's startapp (a game, an invitation) is opened once per launch: coming back from that board
 // shows the home.
 function openStartParam(param) {
+  if (param.indexOf("tourney_") === 0) { // a tournament card's 📲 Standings (the server sends most there itself)
+    location.replace("?tourney=" + encodeURIComponent(param.slice(8)) + location.hash);
+    return true;
+  }
   var key = "nardy:opened:" + param, seen = false;
   try { seen = !!sessionStorage.getItem(key); sessionStorage.setItem(key, "1"); } catch (e) { /* off */ }
   if (seen) { return false; }

@@ -127,7 +127,10 @@ function start() {
 }
 
 function inTelegram() {
-  return /tgWebApp(Data|Version|Platform)=/.test(location.hash + " " + location.search) || !!window.TelegramWebviewProxy;
+  var stored = false;
+  try { stored = !!sessionStorage.getItem("__telegram__initParams"); } catch (e) { /* storage off */ }
+  return /tgWebApp(Data|Version|Platform)=/.test(location.hash + " " + location.search) || stored ||
+    !!window.TelegramWebviewProxy;
 }
 
 if (inTelegram()) {
