@@ -207,7 +207,7 @@ class WebServer:
     async def _standings(self, request: web.Request) -> web.StreamResponse:
         """A tournament's standings for a page that may watch it (tourney_view.may_watch): 401 for initData
         that proves no one, 404 alike for a tournament that is not there and one the page may not see."""
-        return await standings(self.services, self.sockets.signer, request)
+        return await standings(self.services, self.sockets.signer, request, self.sockets.within_limits)
 
     async def serve_file(self, request: web.Request) -> web.StreamResponse:
         """A file of the page, named by the route's {path} (only files read at the start are served)."""

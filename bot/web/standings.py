@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
@@ -23,8 +24,15 @@ MAX_BODY = 8192  # bytes: initData (about 1 KB) and an id
 TOURNEY_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 
 
-async def standings(services: Services, signer: Signer, request: web.Request) -> web.Response:
-    """The view of the tournament the request names, if its initData may watch it (401 / 404 / 400 else)."""
+async def standings(
+    services: Services,
+    signer: Signer,
+    request: web.Request,
+    within_limits: Callable[[int], Awaitable[bool]],
+) -> web.Response:
+    """The view of the tournament the request names, if its initData may watch it (401 / 404 / 400 else; 429
+    past the person's press limits: each request takes a token from the bucket the page's presses use, which
+    a page asking every POLL_EVERY seconds never empties, and a flood does)."""
     if request.content_length is not None and request.content_length > MAX_BODY:
         raise web.HTTPRequestEntityTooLarge(MAX_BODY, request.content_length)
     try:
@@ -37,6 +45,8 @@ async def standings(services: Services, signer: Signer, request: web.Request) ->
         init = signer.check(request, init_raw, now)
     except BadInitData as err:
         raise web.HTTPUnauthorized(text=str(err)) from None
+    if not await within_limits(init.user.id):
+        raise web.HTTPTooManyRequests(text="too many requests: try again in a few seconds")
     if not TOURNEY_ID.fullmatch(tourney_id):
         raise web.HTTPNotFound(text="no such tournament")
     try:

@@ -15,6 +15,7 @@ from bot.model.flow import ScriptedDice, resign
 from bot.model.table import Person
 from bot.service import tournaments
 from bot.service.context import Services
+from bot.service.rates import Limits, Rate
 from bot.storage import Storage
 from bot.web.server import WebServer
 from bot.web.tourney_view import start_param
@@ -126,3 +127,15 @@ async def test_a_knockout_shows_its_bracket_round_by_round_to_a_player(
     assert view["playing"] and all(
         len(set(pair) & {"Ann", "Ben", "Cid", "Dee", "Eve"}) == 2 for pair in view["playing"]
     )
+
+
+async def test_a_flood_of_standings_requests_is_refused_past_the_press_limit(redis_url: str) -> None:
+    storage = Storage.from_url(redis_url, timeout=10.0)
+    s = services(storage, ScriptedDice(seed=5), clock=time.time)
+    frozen = Limits(user_presses=Rate(3, 1.0), clock=lambda: 1000.0)  # nothing refills while it floods
+    async with page_server(s, limits=frozen) as server, aiohttp.ClientSession() as http:
+        tid = await running_arena(s)
+        statuses = [(await ask(server, http, init_data(2), tid))[0] for _ in range(6)]
+        assert statuses == [200, 200, 200, 429, 429, 429]
+        assert (await ask(server, http, init_data(3), tid))[0] == 200  # another person is not slowed
+    await storage.close()
