@@ -276,6 +276,7 @@ async def test_keys_have_clear_names_and_finished_games_expire_sooner(redis_url:
             "nardy:chat:-5:game",
             "nardy:game:g1",
             "nardy:game:g1:messages",
+            "nardy:games:live",
             "nardy:unshown",
             "nardy:user:1:games",
             "nardy:user:2:games",
