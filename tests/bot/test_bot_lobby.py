@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from bot.i18n import LANGUAGES
 from bot.model.flow import ScriptedDice
+from bot.model.table import Invite, Person
+from bot.storage import Storage
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import (
     board,
@@ -180,3 +184,23 @@ def test_an_unknown_command_gets_a_pointer_to_help_in_private_and_silence_in_a_g
     anna.say("/hello", group)
     assert reply_to(anna, "/help", group).text is not None  # the next bot message answers /help, not /hello
     assert not [m for m in tg.bot_messages(group) if "не знаю" in (m.text or "")]
+
+
+def test_an_invitation_whose_token_begins_like_a_tournament_link_is_still_an_invitation(
+    tg: FakeTelegram, bot: BotRunner, redis_url: str
+) -> None:
+    """Tokens are random URL-safe text: one in 4,096 begins with "t_", a tournament card's deep link prefix.
+    The link is told apart by its whole shape, so such an invitation is accepted as one."""
+    alice, bob = SimUser(tg, 1, "Alice"), SimUser(tg, 2, "Bob")
+    token = "t_" + "A" * 14  # an invitation token's 16 characters (menus.py: new_id(12))
+
+    async def put() -> None:
+        storage = Storage.from_url(redis_url)
+        try:
+            await storage.rooms.put_invite(Invite(token, "short", Person(alice.id, "Alice")))
+        finally:
+            await storage.close()
+
+    asyncio.run(put())
+    assert reply_to(bob, f"/start {token}").body == "You are playing Short nardy (backgammon) with Alice."
+    assert wait_board(tg, alice.id) and wait_board(tg, bob.id)

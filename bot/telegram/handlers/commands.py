@@ -101,7 +101,7 @@ async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     assert update.effective_chat is not None and update.effective_user is not None
     if (
         context.args
-        and context.args[0].startswith(tournaments.START_PREFIX)
+        and tournaments.is_tourney_link(context.args[0])
         and update.effective_chat.type == ChatType.PRIVATE
     ):
         await tournaments.join_from_link(

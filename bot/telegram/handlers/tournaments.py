@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Callable
 
 from telegram import CallbackQuery, Update
@@ -45,6 +46,15 @@ LOOK_EVERY = 0.5  # seconds between two looks for tournaments due
 CARD_EVERY = 4.0  # seconds between two edits of a group's card (Telegram: 20 messages a minute per group)
 TOURNEYS_KEY = "nardy.tourneys"  # application.bot_data: this worker's Tourneys (bot/telegram/app.py)
 START_PREFIX = "t_"  # /start t_<tournament id>: the deep link that signs up
+# A card's deep link is the prefix and a tournament id (new_id(): 10 characters). An invitation's token
+# (new_id(12): 16 characters) may begin with "t_" too, so the link is told apart by its whole shape.
+TOURNEY_LINK = re.compile(START_PREFIX + r"[A-Za-z0-9_-]{10}")
+
+
+def is_tourney_link(payload: str) -> bool:
+    """Whether /start's payload is a tournament card's deep link (else: an invitation's token)."""
+    return TOURNEY_LINK.fullmatch(payload) is not None
+
 
 GROUPS_ONLY = N_("Tournaments are for groups: add me to a group and send /tournament there.")
 NO_LAST = N_("This group has no finished tournament in the last 30 days.")
