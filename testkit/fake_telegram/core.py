@@ -60,7 +60,7 @@ class FakeCore:
         self.settlers: list[Callable[[], None]] = []
         self.hanging = False  # hang(): every request waits unanswered, Telegram behind a network partition
 
-    def wait_for(self, predicate: Callable[[], Any], timeout: float = 10.0, what: str = "a condition") -> Any:
+    def wait_for(self, predicate: Callable[[], Any], timeout: float = 30.0, what: str = "a condition") -> Any:
         """Block until predicate() (evaluated under the lock) is truthy; return its value."""
         deadline = time.monotonic() + timeout
         with self._lock:

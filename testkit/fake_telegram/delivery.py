@@ -73,7 +73,7 @@ class UpdateDelivery(FakeCore):
         with self._lock:
             return list(self._state.webhooks)
 
-    def wait_delivered(self, timeout: float = 10.0) -> None:
+    def wait_delivered(self, timeout: float = 30.0) -> None:
         """Block until every update queued for the webhooks was delivered (duplicates included)."""
         self.wait_for(lambda: self._undelivered == 0, timeout, "the webhook deliveries")
 

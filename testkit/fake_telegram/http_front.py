@@ -250,7 +250,7 @@ class HttpFront(FakeCore):
                 self._state.holds.remove(hold)
         self._loop.call_soon_threadsafe(hold.released.set)
 
-    def wait_held(self, hold: Hold, count: int = 1, timeout: float = 10.0) -> None:
+    def wait_held(self, hold: Hold, count: int = 1, timeout: float = 30.0) -> None:
         self.wait_for(lambda: hold.waiting >= count, timeout, f"{count} held {hold.method} call(s)")
 
     def hang(self) -> None:

@@ -58,7 +58,7 @@ class InlineMode(FakeCore):
             self._state.inline_answers[qid] = dict(params)
             return True
 
-    def wait_inline_answer(self, query_id: str, timeout: float = 10.0) -> dict[str, Any]:
+    def wait_inline_answer(self, query_id: str, timeout: float = 30.0) -> dict[str, Any]:
         found: dict[str, Any] = self.wait_for(
             lambda: self._state.inline_answers.get(query_id),
             timeout,

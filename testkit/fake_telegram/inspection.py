@@ -69,7 +69,7 @@ class Inspection(FakeCore):
         with self._lock:
             return self._state.answers.get(query_id)
 
-    def wait_answer(self, query_id: str, timeout: float = 10.0) -> CallbackAnswer:
+    def wait_answer(self, query_id: str, timeout: float = 30.0) -> CallbackAnswer:
         """Wait until the bot answers callback query `query_id`."""
         return self.wait_for(lambda: self._state.answers.get(query_id), timeout, f"answer to {query_id}")
 
@@ -83,7 +83,7 @@ class Inspection(FakeCore):
         with self._lock:
             return self._state.deliveries[query_id]
 
-    def wait_settled(self, query_id: str, timeout: float = 10.0) -> list[CallbackAnswer]:
+    def wait_settled(self, query_id: str, timeout: float = 30.0) -> list[CallbackAnswer]:
         """Wait until every webhook delivery of `query_id` was answered; all the answers, first first."""
 
         def settled() -> list[CallbackAnswer] | None:

@@ -22,7 +22,7 @@ def board(tg: FakeTelegram, chat_id: int) -> StoredMessage:
     return photos[-1]
 
 
-def wait_board(tg: FakeTelegram, chat_id: int, timeout: float = 10.0) -> StoredMessage:
+def wait_board(tg: FakeTelegram, chat_id: int, timeout: float = 30.0) -> StoredMessage:
     found: StoredMessage = tg.wait_for(
         lambda: next((m for m in reversed(tg.bot_messages(chat_id)) if m.photo is not None), None),
         timeout,
@@ -45,7 +45,7 @@ def has_turn(msg: StoredMessage) -> bool:
     return bool(data_of(msg, "m:") or data_of(msg, "p:") or data_of(msg, "d:"))
 
 
-def press_and_wait(user: SimUser, msg: StoredMessage, data: str, timeout: float = 10.0) -> CallbackAnswer:
+def press_and_wait(user: SimUser, msg: StoredMessage, data: str, timeout: float = 30.0) -> CallbackAnswer:
     """Press `data` under `msg` and wait for the answer; if the press was taken (no alert), also wait until
     the board is redrawn (boards are drawn after the answer, in the background)."""
     before = user.tg.message(msg.chat_id, msg.message_id).edits
@@ -101,7 +101,7 @@ def play_group_game(
 
 
 def play_private_game(
-    tg: FakeTelegram, users: list[SimUser], rng: random.Random, max_turns: int = 1000, timeout: float = 10.0
+    tg: FakeTelegram, users: list[SimUser], rng: random.Random, max_turns: int = 1000, timeout: float = 30.0
 ) -> dict[int, StoredMessage]:
     """Each player moves on the board in their own private chat until the game is over (boards are drawn
     in the background: each turn waits until exactly one board offers moves, or both show the end)."""

@@ -83,7 +83,7 @@ class SimUser:
         return answer
 
     def wait_message(
-        self, predicate: Callable[[StoredMessage], bool], chat_id: int | None = None, timeout: float = 10.0
+        self, predicate: Callable[[StoredMessage], bool], chat_id: int | None = None, timeout: float = 30.0
     ) -> StoredMessage:
         """The newest bot message in a chat (the private one by default) that satisfies predicate."""
         chat = self.id if chat_id is None else chat_id
