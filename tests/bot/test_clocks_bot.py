@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import threading
 from collections.abc import Iterator
 
 import pytest
@@ -17,6 +16,7 @@ import redis
 from bot.embedded_redis import EmbeddedRedis
 from bot.model.flow import ScriptedDice, engine_computer
 from bot.storage import Storage
+from testkit.fake_clock import FakeClock
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import new_game_menu, wait_board
 from testkit.fake_telegram.runner import BotRunner
@@ -26,25 +26,9 @@ GROUP = -1009
 START = 1_800_000_000.0
 
 
-class FakeClock:
-    """The bot's clock, moved on by the test."""
-
-    def __init__(self, now: float = START) -> None:
-        self.now = now
-        self._lock = threading.Lock()
-
-    def __call__(self) -> float:
-        with self._lock:
-            return self.now
-
-    def advance(self, seconds: float) -> None:
-        with self._lock:
-            self.now += seconds
-
-
 @pytest.fixture
 def clock() -> FakeClock:
-    return FakeClock()
+    return FakeClock(START)
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ import os
 import random
 import signal
 import socket
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,6 +18,7 @@ import redis
 from bot.embedded_redis import EmbeddedRedis
 from bot.model.flow import ScriptedDice, engine_computer
 from bot.telegram import callbacks
+from testkit.fake_clock import FakeClock
 from testkit.fake_telegram import FakeTelegram, SimUser
 from testkit.fake_telegram.play import has_turn, play_turn, reply_to, resign, wait_board
 from testkit.fake_telegram.runner import BotRunner
@@ -29,25 +29,9 @@ START = 1_800_000_000.0
 FLAG = 40.0  # seconds past a blitz single game's flag (30 s reserve + 6 s delay)
 
 
-class FakeClock:
-    """The bot's clock, moved on by the test."""
-
-    def __init__(self, now: float = START) -> None:
-        self.now = now
-        self._lock = threading.Lock()
-
-    def __call__(self) -> float:
-        with self._lock:
-            return self.now
-
-    def advance(self, seconds: float) -> None:
-        with self._lock:
-            self.now += seconds
-
-
 @pytest.fixture
 def clock() -> FakeClock:
-    return FakeClock()
+    return FakeClock(START)
 
 
 @pytest.fixture
