@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import aiohttp
 import pytest
+import redis.asyncio as aioredis
 from telegram import Bot
 
 from bot.i18n import texts
@@ -24,6 +25,7 @@ from bot.service.context import Services
 from bot.service.records import record_file
 from bot.service.reviews import work_out
 from bot.storage import Storage
+from bot.storage.keys import FINISHED_TTL, analysis_key, game_key
 from bot.telegram.members import Members
 from bot.web.server import WebServer
 from engine import Game
@@ -235,6 +237,7 @@ async def test_a_name_with_a_script_comes_back_as_plain_json_text(setup: Setup) 
         setup.base + "api/review?game=" + table.id, headers={"Authorization": "tma " + setup.init(CAROL)}
     ) as r:
         assert r.status == 200 and r.content_type == "application/json"
+        assert r.headers["Content-Encoding"] in ("gzip", "deflate")  # aiohttp's client asks for both
         review = await r.json()
     assert review["names"][0] == CAROL.name and CAROL.name in review["title"]
 
@@ -263,3 +266,18 @@ async def test_a_groups_member_sees_its_game_and_one_who_left_does_not(
         assert (await setup.review(Person(2003, "Fay"), table.id))[0] == 404
     setup.server.reviews.member_of = None
     assert (await setup.review(Person(2001, "Dan"), table.id))[0] == 404
+
+
+async def test_the_kept_analysis_expires_with_its_game_and_a_gone_games_is_not_kept(
+    setup: Setup, redis_url: str
+) -> None:
+    table = await finished(setup)
+    await setup.analysis(ALICE, table.id)
+    client = aioredis.Redis.from_url(redis_url)
+    try:
+        game_ttl, kept_ttl = await client.pttl(game_key(table.id)), await client.pttl(analysis_key(table.id))
+        assert 0 < kept_ttl <= game_ttl <= FINISHED_TTL * 1000
+        assert not await setup.s.storage.reviews.keep_analysis("nosuchgame", 1, {"plays": []})
+        assert not await client.exists(analysis_key("nosuchgame"))
+    finally:
+        await client.aclose()
