@@ -32,7 +32,7 @@ from bot.views.board_view import replay_texts
 from bot.views.captions import names, variant_name
 from bot.workers.computer import ChancesRequest, Review, think
 from engine import Game, Side
-from engine.ai.analysis import PlayReview, forced_turns, summarise
+from engine.ai.analysis import Analysis, PlayReview, forced_turns, summarise
 from engine.fair_dice import FairSeeds, recorded_rolls
 from render.replay import replay_views
 from render.view import BoardView
@@ -145,7 +145,7 @@ def download_names(t: Texts, seen: Seen) -> list[tuple[str, str]]:
 # ---------------------------------------------------------------------- the analysis
 
 
-def analysis_json(analysis: Any, chances: tuple[float, ...]) -> dict[str, Any]:
+def analysis_json(analysis: Analysis, chances: tuple[float, ...]) -> dict[str, Any]:
     """An engine Analysis and the frames' win chances as kept and sent: no names, figures rounded."""
 
     def play(r: PlayReview) -> dict[str, Any]:
