@@ -40,6 +40,15 @@ window.__tg = {calls: [], back: null};
 NEW_CLIENT, OLD_CLIENT = "8.0", "6.0"  # Telegram clients: with switchInlineQuery, BackButton...; with neither
 
 
+def fake_telegram(
+    init_data: str, start_param: str | None = None, scheme: str = "", version: str = NEW_CLIENT
+) -> str:
+    """FAKE_TELEGRAM's script handing over `init_data` (and `start_param`) as a client of `version` would."""
+    start = {"start_param": start_param} if start_param else {}
+    script = FAKE_TELEGRAM.replace("INIT_DATA", json.dumps(init_data)).replace("START", json.dumps(start))
+    return script.replace("VERSION", json.dumps(version)).replace("SCHEME", json.dumps(scheme))
+
+
 def open_home(
     page: Page,
     url: str,
@@ -53,10 +62,7 @@ def open_home(
     unless a start parameter sends it on to a board."""
     page.add_init_script(CSP_WATCH)
     if init_data is not None:
-        start = {"start_param": start_param} if start_param else {}
-        script = FAKE_TELEGRAM.replace("INIT_DATA", json.dumps(init_data)).replace("START", json.dumps(start))
-        script = script.replace("VERSION", json.dumps(version))
-        page.add_init_script(script.replace("SCHEME", json.dumps(scheme)))
+        page.add_init_script(fake_telegram(init_data, start_param, scheme, version))
     page.goto(url)
     if start_param is None:
         wait_home(page)

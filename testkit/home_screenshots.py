@@ -52,8 +52,8 @@ async def scene(s: Services) -> None:
     bob, carol, dmitri, elif_ = RIVALS
     now = time.time()
     alice = PlayerRef(ALICE.user_id, ALICE.name)
-    for n, (ago, variant, rival, won, points) in enumerate(PAST):
-        other = PlayerRef(RIVALS[rival].user_id, RIVALS[rival].name)
+    for n, (ago, variant, which, won, points) in enumerate(PAST):
+        other = PlayerRef(RIVALS[which].user_id, RIVALS[which].name)
         at = now - ago * DAY
         score = (points, 0)
         game = FinishedGame(
