@@ -58,7 +58,7 @@ from bot.telegram.app import new_event_loop
 from bot.web import STATIC_DIR
 from bot.workers.computer import ComputerProcesses
 from testkit.browser import DESKTOP, FAKE_TELEGRAM, PHONE, StubServer, StubTable, chromium_path, launch
-from testkit.home_pages import FAKE_TELEGRAM as FAKE_TELEGRAM_HOME
+from testkit.home_pages import fake_telegram
 from testkit.web_client import (
     PageSocket,
     computer_game,
@@ -109,8 +109,7 @@ def first_homes(browser: Any, served: Served, rounds: int) -> dict[str, dict[str
             page = context.new_page()
             _, white, _ = served.games[k % len(served.games)]
             init = init_data(white, "White", auth_date=time.time())
-            script = FAKE_TELEGRAM_HOME.replace("INIT_DATA", json.dumps(init)).replace("START", "{}")
-            page.add_init_script(script.replace("SCHEME", '""'))
+            page.add_init_script(fake_telegram(init))
             page.goto(served.page)
             page.wait_for_selector('#home[aria-busy="false"] #games button.game')
             mark = page.evaluate("performance.getEntriesByName('nardy:first-home').map(e => e.startTime)[0]")

@@ -19,6 +19,7 @@ from bot.config import WebAppConfig
 from bot.telegram.app import add_companion, services
 from bot.telegram.keyboards import WebAppLinks
 from bot.telegram.members import Members
+from bot.web.home import BotLinks
 from bot.web.server import WebServer
 
 log = logging.getLogger(__name__)
@@ -39,6 +40,7 @@ class BoardPage:
         await self.server.start()
         boards = services(self.app).boards  # the bot's name is known once it is initialized
         boards.links = WebAppLinks(self.config.url, self.app.bot.username, self.config.name)
+        self.server.home.links = BotLinks(self.app.bot.username, self.config.name)  # the home's invitations
         await set_menu_button(self.app, self.config.url)
 
     async def stop(self, timeout: float) -> None:

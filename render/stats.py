@@ -50,7 +50,7 @@ def _text(image: Image.Image, at: tuple[int, int], text: str, size: int, colour:
     return mask.width
 
 
-def _ticks(low: float, high: float, count: int = 5) -> list[float]:
+def ticks(low: float, high: float, count: int = 5) -> list[float]:
     """Round values between low and high for the rating axis (steps of 1, 2 or 5 times a power of ten)."""
     span = max(high - low, 1e-9)
     raw = span / count
@@ -63,6 +63,22 @@ def _ticks(low: float, high: float, count: int = 5) -> list[float]:
         ticks.append(value)
         value += step
     return ticks
+
+
+def rating_span(points: Sequence[tuple[float, float]]) -> tuple[float, float, float, float]:
+    """What a rating chart of `points` (time, rating) spans: (first time, last time, lowest, highest). One day or
+    less is widened to a day's width with the points in its middle; the ratings are padded by a tenth of their
+    range, 10 at least; no points: a day around 1500. The Mini App's home draws its charts in this span."""
+    if points:
+        t_low, t_high = min(t for t, _ in points), max(t for t, _ in points)
+        r_low, r_high = min(r for _, r in points), max(r for _, r in points)
+    else:
+        t_low, t_high, r_low, r_high = 0.0, DAY, 1490.0, 1510.0
+    if t_high - t_low < DAY:
+        middle = (t_low + t_high) / 2
+        t_low, t_high = middle - DAY / 2, middle + DAY / 2
+    pad = max((r_high - r_low) * 0.1, 10.0)
+    return t_low, t_high, r_low - pad, r_high + pad
 
 
 def _date(at: float) -> str:
@@ -116,15 +132,12 @@ def rating_chart(
     date_ticks = [t_low, (t_low + t_high) / 2, t_high] if points else []
     if seconds:
         t_high = max(t_high, t_low + 1.0)
-        date_ticks = _ticks(t_low, t_high) if points else []
+        date_ticks = ticks(t_low, t_high) if points else []
         r_low, r_high = 0.0, max(r_high * 1.1, 1.0)
     else:
-        if t_high - t_low < DAY:  # one day or less: a day's width, the points in its middle, one date
-            middle = (t_low + t_high) / 2
-            t_low, t_high = middle - DAY / 2, middle + DAY / 2
-            date_ticks = [middle] if points else []
-        pad = max((r_high - r_low) * 0.1, 10.0)
-        r_low, r_high = r_low - pad, r_high + pad
+        if points and t_high - t_low < DAY:  # one date, in the middle of the day rating_span widens to
+            date_ticks = [(t_low + t_high) / 2]
+        t_low, t_high, r_low, r_high = rating_span(points)
 
     def x_of(t: float) -> int:
         return round(left + (t - t_low) / (t_high - t_low) * (right - left))
@@ -132,7 +145,7 @@ def rating_chart(
     def y_of(r: float) -> int:
         return round(bottom - (r - r_low) / (r_high - r_low) * (bottom - top))
 
-    for value in _ticks(r_low, r_high):
+    for value in ticks(r_low, r_high):
         y = y_of(value)
         draw.line([(left, y), (right, y)], fill=grid, width=1)
         label = f"{value:.0f}" if not seconds or value >= 10 or value == 0 else f"{value:.1f}"

@@ -1,5 +1,6 @@
 """The pictures of the Mini App's home in docs/: a player with games in progress (a friend's game on a live
-clock, two group games), a few finished games and their statistics, in the light and the dark, on a phone
+clock, two group games), finished games over a fortnight (their statistics, their rating charts, their
+review links), in the light and the dark, on a phone
 and a desktop (`python -m testkit.home_screenshots [FOLDER]`). The bot's own page server over an embedded
 Redis in a temporary folder, in a thread of its own; Chromium driven from this one."""
 
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from bot.embedded_redis import EmbeddedRedis
 from bot.model.flow import ScriptedDice
+from bot.model.stats import FinishedGame, PlayerRef
 from bot.model.table import Person
 from bot.service import games
 from bot.service.context import Services
@@ -26,10 +28,51 @@ ALICE = Person(501, "Alice", "en")
 RIVALS = (Person(502, "Bob"), Person(503, "Carol"), Person(504, "Dmitri"), Person(505, "Elif"))
 
 
+DAY = 24 * 3600.0
+# Alice's rated games before today's: (days ago, variant, rival, Alice won, points)
+PAST = (
+    (14, "short", 1, True, 1),
+    (12, "short", 2, False, 1),
+    (11, "short", 3, True, 2),
+    (10, "long", 2, True, 1),
+    (9, "short", 0, True, 1),
+    (7, "short", 1, False, 2),
+    (6, "short", 2, True, 1),
+    (5, "long", 3, True, 2),
+    (4, "short", 3, True, 1),
+    (3, "short", 0, False, 1),
+    (2, "short", 1, True, 2),
+    (1, "short", 3, True, 1),
+)
+
+
 async def scene(s: Services) -> None:
-    """Alice's games: two finished against people, one against the computer; a blitz game with Bob (her
-    turn) and two group games in progress."""
+    """Alice's games: a dozen rated games over the last fortnight, then two finished against people, one
+    against the computer; a blitz game with Bob (her turn) and two group games in progress."""
     bob, carol, dmitri, elif_ = RIVALS
+    now = time.time()
+    alice = PlayerRef(ALICE.user_id, ALICE.name)
+    for n, (ago, variant, which, won, points) in enumerate(PAST):
+        other = PlayerRef(RIVALS[which].user_id, RIVALS[which].name)
+        at = now - ago * DAY
+        score = (points, 0)
+        game = FinishedGame(
+            f"past{n}/1",
+            variant,
+            "friend",
+            None,
+            (alice, other) if won else (other, alice),
+            0,
+            points,
+            "mars" if points == 2 else "oin",
+            "played",
+            1,
+            True,
+            0,
+            score,
+            at,
+        )
+        await s.storage.results.record(game, at)
     for rival, resigning in ((carol, carol), (dmitri, ALICE)):
         table = await friend_game(s, ALICE, rival, "long")
         await games.resign(s, table, resigning.user_id, table.number)

@@ -8,6 +8,10 @@ button, /app or a Direct Link, over plain HTTP next to the board page's socket.
   starts it; the answer names the game, whose board the page then opens.
 - POST `api/open`: what a Direct Link's startapp names (protocol.parse_start_param): a game is named back
   (its board checks who may see it), an invitation is accepted through starts.accept_invite.
+- POST `api/invite`: an invitation to a friend, as the chat's "with a friend" makes one (where Telegram's
+  switchInlineQuery is not there to share today's inline challenge card instead): its link (the Mini App's
+  Direct Link `startapp=i<token>`, else the bot's `?start=<token>`, else, with no bot, the page's own
+  address) and Telegram's share URL for it.
 
 Every request proves its person as the board's socket does (bot/web/sockets.py Signer: Telegram's initData,
 here in the `Authorization: tma <initData>` header; the sandbox's signed cookie), checked at each request; a
@@ -21,6 +25,8 @@ import asyncio
 import json
 import logging
 import re
+import urllib.parse
+from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
@@ -28,12 +34,13 @@ from aiohttp import web
 from bot.i18n import N_, RIGHT_TO_LEFT, Texts
 from bot.model.flow import Refused
 from bot.model.game_format import CLOCKS, BadFormat, GameFormat
-from bot.model.table import Person, Seeker, Table, new_id
+from bot.model.stats import VARIANTS, RatingPoint, VariantStats
+from bot.model.table import Invite, Person, Seeker, Table, new_id
 from bot.service import quickmatch, starts
 from bot.service.answers import TRY_AGAIN
 from bot.storage import ChatBusy, StorageError
 from bot.views.captions import clock_words, level_name, person_name, variant_name
-from bot.views.stats_lines import history_line, tourney_line, variant_block
+from bot.views.stats_lines import VARIANT_NAMES, history_line, tourney_line, variant_block
 from bot.web.api import LOOK_WITHIN, limited_person, person, texts_of
 from bot.web.api import error as _error
 from bot.web.api import json_answer as _json
@@ -41,17 +48,21 @@ from bot.web.auth import InitData
 from bot.web.protocol import (
     ProtocolError,
     game_entry,
+    history_entry,
     home_clock_json,
     home_message,
+    parse_invite,
     parse_new_game,
     parse_open,
     parse_seek,
     parse_stop,
+    rating_json,
     seeking_json,
 )
 from bot.web.sockets import SIGNED_OUT, Sockets
 from engine import Phase
 from engine.ai.levels import LEVELS
+from render.stats import rating_span, ticks
 
 log = logging.getLogger(__name__)
 
@@ -81,9 +92,36 @@ WORDS = {
     "find": N_("🎲 Find an opponent"),
     "stop": N_("✖ Stop searching"),
     "looking": N_("Looking for an opponent: {variant}…"),
+    "friend": N_("Play a friend"),
+    "invite": N_("Invite a friend"),
+    "share": N_("📨 Share the invitation"),
+    "copied": N_("Link copied."),
+    "rating": N_("Your rating"),
+    "chart": N_("{variant}: rating {rating}; it went from {first} to {last}, lowest {low}, highest {high}"),
+    "review": N_("Review of the game: {line}"),
     "signedOut": SIGNED_OUT,
     "tryAgain": TRY_AGAIN,
 }
+LETS_PLAY = N_("Let's play nardy!")
+INVITE_SENT = N_(  # the chat's words for an invitation made (bot/telegram/handlers/menus.py)
+    "{variant} with a friend. Send them this link; the game starts when they "
+    "open it (the link works once, for 24 hours):\n{link}"
+)  # the shared invitation's words (the chat's 📨 Share the invitation)
+
+
+@dataclass(frozen=True)
+class BotLinks:
+    """Where an invitation from the home points: the bot's username and, if it has one, the Mini App's short
+    name (NARDY_WEBAPP_NAME); set once the bot knows its name (bot/app.py)."""
+
+    bot: str
+    app: str | None = None
+
+    def invitation(self, token: str) -> str:
+        """The Direct Link that opens the Mini App on the invitation, else the bot's /start link to it."""
+        if self.app:
+            return f"https://t.me/{self.bot}/{self.app}?startapp=i{token}"
+        return f"https://t.me/{self.bot}?start={token}"
 
 
 class Home:
@@ -92,11 +130,15 @@ class Home:
     def __init__(self, sockets: Sockets) -> None:
         self.sockets = sockets
         self.services = sockets.services
+        self.links: BotLinks | None = None  # None: no bot (the sandbox, tests): the page's own address
+        self.base = ""
 
     def add_routes(self, app: web.Application, base: str) -> None:
+        self.base = base
         app.router.add_get(base + "/api/home", self.home)
         app.router.add_post(base + "/api/computer", self.computer)
         app.router.add_post(base + "/api/open", self.open)
+        app.router.add_post(base + "/api/invite", self.invite)
         app.router.add_post(base + "/api/seek", self.seek)
         app.router.add_get(base + "/api/seek", self.seeking)
         app.router.add_post(base + "/api/stop", self.stop)
@@ -135,6 +177,7 @@ class Home:
                 found = await storage.results.stats_of(user)
                 history = await storage.results.history_of(user, HISTORY_SIZE)
                 search = await storage.rooms.search_of(user)
+                points = [await storage.results.rating_history(user, v) for v in VARIANTS]
         except (StorageError, TimeoutError) as err:
             log.warning("the home of user %s could not be read: %s", user, err)
             raise _error(t.gettext(TRY_AGAIN), 503) from None
@@ -156,11 +199,12 @@ class Home:
                 [(f, variant_name(t, f)) for f in FORMATS],
                 [(level, level_name(t, level)) for level in LEVELS],
                 stats_lines,
-                [history_line(t, e) for e in history],
+                [history_entry(e.key, history_line(t, e)) for e in history],
                 now,
                 t.lang in RIGHT_TO_LEFT,
                 quick_choices(t),
                 None if search is None else self._seeking(t, search),
+                ratings(t, found.variants, dict(zip(VARIANTS, points, strict=True))),
             )
         )
 
@@ -194,6 +238,37 @@ class Home:
             return _json({"game": start.id})
         me = Person(init.user.id, init.user.first_name, t.lang)
         return await _started(t, _accepted(self.services, start.id, me))
+
+    async def invite(self, request: web.Request) -> web.StreamResponse:
+        """An invitation to a friend in `{"format": ...}` (one of FORMATS), as the chat's menu makes one:
+        `{"link": URL, "share": Telegram's share URL, "text": what to tell the player}`."""
+        init = await self._limited(request)
+        body = await self._body(request)
+        t = await self._texts(init)
+        try:
+            fmt = parse_invite(body)
+        except ProtocolError as err:
+            raise _error(str(err), 400) from None
+        if fmt not in FORMATS:
+            raise _error(f"choose a format of {FORMATS}", 400)
+        me = Person(init.user.id, init.user.first_name, t.lang)
+        invitation = Invite(new_id(12), fmt, me)
+        try:
+            if await starts.active_game(self.services.storage, me.user_id) is not None:
+                raise _error(t.gettext(starts.GAME_ON), 409)
+            await self.services.storage.rooms.put_invite(invitation)
+        except StorageError as err:
+            log.warning("user %s: an invitation from the home failed: %s", me.user_id, err)
+            raise _error(t.gettext(TRY_AGAIN), 503) from None
+        if self.links is not None:
+            link = self.links.invitation(invitation.token)
+        else:
+            link = f"{self.sockets.origin}{self.base}/?tgWebAppStartParam=i{invitation.token}"
+        share = "https://t.me/share/url?" + urllib.parse.urlencode(
+            {"url": link, "text": t.gettext(LETS_PLAY)}, quote_via=urllib.parse.quote
+        )
+        text = t.gettext(INVITE_SENT, variant=variant_name(t, fmt), link=link)
+        return _json({"link": link, "share": share, "text": text})
 
     async def _is_game(self, game_id: str) -> bool:
         try:
@@ -281,6 +356,30 @@ def quick_choices(t: Texts) -> dict[str, list[tuple[str, str]]]:
         + [(str(n), t.gettext("Match to {n}", n=n)) for n in QUICK_LENGTHS[1:]],
         "clocks": [("", plain(t.gettext("⏱ Clock: none")))] + [(c, clock_words(t, c)) for c in CLOCKS],
     }
+
+
+def ratings(
+    t: Texts, variants: tuple[VariantStats, ...], points: dict[str, tuple[RatingPoint, ...]]
+) -> list[dict[str, Any]]:
+    """The player's rating in each variant they have rated matches in, with its chart's points and span
+    (render/stats.py's shaping, as /stats's picture has them): protocol.rating_json."""
+    found = []
+    for v in variants:
+        history = points.get(v.variant, ())
+        if not v.rated or not history:
+            continue
+        span = rating_span([(p.at, p.rating) for p in history])
+        found.append(
+            rating_json(
+                v.variant,
+                t.gettext(VARIANT_NAMES[v.variant]),
+                v.rating,
+                [(p.at, p.rating) for p in history],
+                span,
+                ticks(span[2], span[3], 4),
+            )
+        )
+    return found
 
 
 ONE_GAME = N_("One game")

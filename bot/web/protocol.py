@@ -205,7 +205,8 @@ def parse_client_message(text: str | bytes) -> Hello | Press:
 # and POST api/open `{"start": TEXT}` (what a Direct Link's startapp names: `{"game": ID}`); quick match:
 # POST api/seek `{"variant": "short", "length": 3, "clock": "live"}` (`{"game": ID}` when paired at once, else
 # `{"seeking": seeking_json}`), GET api/seek (`{"seeking": ..., "game": ID or null}`: polled while waiting) and
-# POST api/stop `{"token": TOKEN}`.
+# POST api/stop `{"token": TOKEN}`; POST api/invite `{"format": "short"}` (an invitation to a friend:
+# `{"link": URL, "share": URL, "text": TEXT}`).
 
 START_PARAM = re.compile(r"[A-Za-z0-9_-]{1,64}")  # what Telegram allows in startapp
 TURNS = ("you", "them", "over")
@@ -266,6 +267,11 @@ def parse_new_game(text: str | bytes) -> NewGame:
     return NewGame(_short_text(data, "format", text), _short_text(data, "level", text))
 
 
+def parse_invite(text: str | bytes) -> str:
+    """A POST api/invite's body: the format of the game the invitation is to."""
+    return _short_text(_json_object(text), "format", text)
+
+
 def parse_open(text: str | bytes) -> StartParam:
     """A POST api/open's body: the start parameter it carries."""
     return parse_start_param(_short_text(_json_object(text), "start", text))
@@ -303,6 +309,33 @@ def game_entry(
     }
 
 
+def history_entry(key: str, line: str) -> dict[str, Any]:
+    """One finished game on the home: its key ("<table id>/<game number>", HistoryEntry.key: the review
+    page's ?review=) and /history's line for it."""
+    return {"key": key, "line": line}
+
+
+def rating_json(
+    variant: str,
+    title: str,
+    rating: float,
+    points: Sequence[tuple[float, float]],
+    span: tuple[float, float, float, float],
+    ticks: Sequence[float],
+) -> dict[str, Any]:
+    """A player's rating in one variant and its chart: the rating now (whole), each rated match's (unix time,
+    rating), the chart's span (first time, last time, lowest, highest: render/stats.py rating_span) and the
+    ratings its grid lines mark."""
+    return {
+        "variant": variant,
+        "title": title,
+        "rating": round(rating),
+        "points": [[round(at), round(r, 1)] for at, r in points],
+        "span": [round(span[0]), round(span[1]), round(span[2], 1), round(span[3], 1)],
+        "ticks": [round(x, 1) for x in ticks],
+    }
+
+
 def home_message(
     lang: str,
     name: str,
@@ -311,16 +344,18 @@ def home_message(
     formats: Sequence[tuple[str, str]],
     levels: Sequence[tuple[str, str]],
     stats: Sequence[str],
-    history: Sequence[str],
+    history: Sequence[dict[str, Any]],
     now: float,
     right_to_left: bool = False,
     quick: Mapping[str, Sequence[tuple[str, str]]] | None = None,
     seeking: dict[str, Any] | None = None,
+    ratings: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
     """The `home` of one player: their name, the page's `words` in `lang`, their games in progress
-    (game_entry), the formats and levels they may start against the computer (id, words), what /stats and
-    /history say of them (lines), the server's time (the clocks are as of it), the quick match's choices
-    (`quick`: "variants", "lengths", "clocks", each (id, words)) and the search going on (seeking_json)."""
+    (game_entry), the formats and levels they may start against the computer (id, words), what /stats says
+    of them (lines) and their last games (history_entry), the server's time (the clocks are as of it), the
+    quick match's choices (`quick`: "variants", "lengths", "clocks", each (id, words)), the search going on
+    (seeking_json) and their ratings with their charts (rating_json)."""
     return {
         "type": "home",
         "lang": lang,
@@ -335,6 +370,7 @@ def home_message(
         "now": now,
         "quick": {k: [{"id": i, "name": n} for i, n in v] for k, v in (quick or {}).items()},
         "seeking": seeking,
+        "ratings": list(ratings),
     }
 
 

@@ -22,6 +22,7 @@ PAGE_WORDS: dict[str, str] = {
     "watching": N_("watching"),
     "noGame": N_("No game to show: open the board from the bot's message."),
     "noAnswer": N_("No answer from the server: connecting again."),
+    "home": N_("Home"),  # the way back to the Mini App's home, outside Telegram (static/board/telegram.js)
     # the players' panels and the match
     "you": N_("you"),
     "pips": N_("pips"),

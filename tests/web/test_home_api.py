@@ -14,11 +14,13 @@ import aiohttp
 import pytest
 
 from bot.model.flow import ScriptedDice
+from bot.model.stats import FinishedGame, PlayerRef
 from bot.model.table import Invite, Person, new_id
 from bot.service import games
 from bot.service.context import Services
 from bot.service.rates import Limits, Rate
 from bot.storage import Storage
+from bot.web.home import BotLinks
 from bot.web.sandbox import sandbox_server
 from bot.web.server import WebServer
 from testkit.web_client import DAY, computer_game, friend_game, init_data, page_server, services
@@ -141,8 +143,9 @@ async def test_finished_games_leave_the_list_and_reach_the_history(setup: Setup)
     await games.resign(setup.s, table, ALICE.user_id, table.number)
     _, home = await setup.get(ALICE)
     assert home["games"] == []
-    [line] = home["history"]
-    assert "Short nardy against the computer (beginner): lost" in line, line
+    [entry] = home["history"]
+    assert "Short nardy against the computer (beginner): lost" in entry["line"], entry
+    assert entry["key"] == f"{table.id}/1"  # the review page's ?review=
     assert home["stats"][:2] == ["Short nardy:", "Rating: 1500 (no rated match yet)"], home["stats"]
 
 
@@ -270,3 +273,77 @@ async def test_the_sandbox_seat_serves_the_home_signed_in_by_its_cookie(redis_ur
     finally:
         await server.stop()
         await storage.close()
+
+
+def rated(key: str, winner: PlayerRef, loser: PlayerRef, at: float, variant: str = "short") -> FinishedGame:
+    """A single game between two people, won by `winner`: a rated match."""
+    return FinishedGame(
+        key, variant, "friend", None, (winner, loser), 0, 1, "oin", "played", 1, True, 0, (1, 0), at
+    )
+
+
+async def test_the_home_has_each_rated_variants_rating_and_its_charts_points(setup: Setup) -> None:
+    alice, carol = PlayerRef(ALICE.user_id, "Alice"), PlayerRef(CAROL.user_id, CAROL.name)
+    results = setup.s.storage.results
+    for n in range(3):
+        await results.record(rated(f"r{n}/1", alice, carol, NOW - (3 - n) * DAY), NOW - (3 - n) * DAY)
+    await results.record(rated("r3/1", carol, alice, NOW - 3600), NOW - 3600)
+    _, home = await setup.get(ALICE)
+    [short] = home["ratings"]  # no rated long game: no long chart
+    history = await results.rating_history(ALICE.user_id, "short")
+    assert short["variant"] == "short" and short["title"] == "Short nardy"
+    assert short["rating"] == round(history[-1].rating) and len(short["points"]) == 4
+    assert short["points"] == [[round(p.at), round(p.rating, 1)] for p in history]
+    first, last, low, high = short["span"]
+    assert first == NOW - 3 * DAY and last == NOW - 3600
+    assert low < min(p.rating for p in history) < max(p.rating for p in history) < high
+    assert short["ticks"] and all(low <= x <= high for x in short["ticks"])
+    assert [e["key"] for e in home["history"]] == ["r3/1", "r2/1", "r1/1", "r0/1"]
+    assert "<b>Carol</b>" in home["history"][0]["line"]  # a name as text: the page never makes it HTML
+    _, bob = await setup.get(BOB)
+    assert bob["ratings"] == [] and bob["history"] == []  # nobody else's
+
+
+async def test_an_invitation_from_the_home_starts_the_game_when_a_friend_opens_it(setup: Setup) -> None:
+    status, answer = await setup.post(ALICE, "invite", {"format": "long"})
+    assert status == 200, answer
+    link = answer["link"]
+    assert link.startswith(setup.base + "?tgWebAppStartParam=i")  # no bot: the page's own address
+    assert answer["share"].startswith("https://t.me/share/url?url=http") and "nardy" in answer["share"]
+    assert "Long nardy with a friend" in answer["text"] and link in answer["text"]
+    start = link.split("tgWebAppStartParam=")[1]
+    status, opened = await setup.post(BOB, "open", {"start": start})
+    assert status == 200, opened
+    table = await setup.s.storage.games.load(opened["game"])
+    assert table is not None and table.mode == "friend" and table.game.game == "long"
+    assert {p.user_id for p in table.players} == {ALICE.user_id, BOB.user_id}
+    status, again = await setup.post(CAROL, "open", {"start": start})
+    assert status == 409 and "expired" in again["error"]  # once
+    status, busy = await setup.post(ALICE, "invite", {"format": "short"})
+    assert status == 409 and "already going on" in busy["error"]  # one live game, as the chat's menu says
+
+
+async def test_an_invitation_links_to_the_mini_app_or_the_bot_once_the_bot_is_known(setup: Setup) -> None:
+    setup.server.home.links = BotLinks("nardy_bot", "board")
+    _, answer = await setup.post(ALICE, "invite", {"format": "short"})
+    assert answer["link"].startswith("https://t.me/nardy_bot/board?startapp=i")
+    token = answer["link"].split("startapp=i")[1]
+    setup.server.home.links = BotLinks("nardy_bot")
+    _, answer = await setup.post(ALICE, "invite", {"format": "short"})
+    assert answer["link"].startswith("https://t.me/nardy_bot?start=")
+    assert await setup.s.storage.rooms.peek_invite(token) is None  # the newer invitation replaced it
+    assert await setup.s.storage.rooms.peek_invite(answer["link"].split("start=")[1]) is not None
+
+
+async def test_an_invitation_is_refused_to_nobody_another_origin_and_unoffered_formats(setup: Setup) -> None:
+    forged = setup.init(ALICE).replace("Alice", "Carol")
+    for who, body, origin, expected in (
+        (forged, {"format": "short"}, None, 401),
+        ("", {"format": "short"}, None, 401),
+        (ALICE, {"format": "short"}, "https://evil.example", 403),
+        (ALICE, {"format": "chess"}, None, 400),
+        (ALICE, {"variant": "short"}, None, 400),
+    ):
+        status, answer = await setup.post(who, "invite", body, origin)
+        assert status == expected, (body, answer)
+    assert await setup.s.storage.rooms.cancel_invite(ALICE.user_id) is None  # none was made

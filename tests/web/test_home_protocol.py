@@ -13,11 +13,14 @@ from bot.web.protocol import (
     ProtocolError,
     StartParam,
     game_entry,
+    history_entry,
     home_clock_json,
     home_message,
+    parse_invite,
     parse_new_game,
     parse_open,
     parse_start_param,
+    rating_json,
 )
 from engine import Side
 
@@ -88,3 +91,33 @@ def test_a_home_is_json_with_its_direction() -> None:
     assert json.loads(json.dumps(home)) == home
     assert home["dir"] == "rtl" and home["formats"] == [{"id": "short", "name": "S"}]
     assert home["levels"] == [{"id": "expert", "name": "E"}] and home["type"] == "home"
+
+
+def test_a_finished_game_on_the_home_carries_its_key_for_the_review() -> None:
+    assert history_entry("G1/2", "<b>Bob</b>: won") == {"key": "G1/2", "line": "<b>Bob</b>: won"}
+
+
+def test_a_rating_chart_is_whole_times_and_tenths() -> None:
+    chart = rating_json(
+        "long",
+        "Long nardy",
+        1512.46,
+        [(1.4, 1500.0), (90000.6, 1512.46)],
+        (0.0, 1e5, 1480.0, 1530.0),
+        [1480.0, 1500.0],
+    )
+    assert chart == {
+        "variant": "long",
+        "title": "Long nardy",
+        "rating": 1512,
+        "points": [[1, 1500.0], [90001, 1512.5]],
+        "span": [0, 100000, 1480.0, 1530.0],
+        "ticks": [1480.0, 1500.0],
+    }
+
+
+def test_an_invitation_request_names_a_format() -> None:
+    assert parse_invite(b'{"format": "short.3"}') == "short.3"
+    for bad in (b'{"variant": "short"}', b'{"format": ""}', b"[]", b'{"format": 3}'):
+        with pytest.raises(ProtocolError):
+            parse_invite(bad)

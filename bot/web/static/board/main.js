@@ -26,7 +26,7 @@ import { fatal, render } from "./page.js";
 import { connect } from "./connection.js";
 import { listen as listenToPointer } from "./input.js";
 import { listen as listenToControls } from "./controls.js";
-import { applyTheme, whenReady } from "./telegram.js";
+import { applyTheme, showHomeWay, whenReady } from "./telegram.js";
 import { startTicking } from "./clock.js";
 
 // The socket's address: ../ws next to static/, wherever the page is served (/app/, a sandbox seat's folder).
@@ -54,6 +54,7 @@ function start() {
     S.tg.ready();
     S.tg.expand();
   }
+  showHomeWay(params.get("from") === "home");
   listenToPointer();
   listenToControls();
   startTicking();

@@ -19,6 +19,7 @@ export function render() {
   drawBoard();
   S.gesture = null;
   renderConn();
+  $("home-link").textContent = (S.dir === "rtl" ? "→ " : "← ") + t("home");
   if (!state) { return; }
   var view = state.view;
   drawPanel($("panel-top"), view, 1 - view.viewer);

@@ -8,7 +8,7 @@ import { S } from "./state.js";
 export const FIRST = {
   connecting: "connecting…", reconnecting: "reconnecting…", board: "Nardy board",
   noGame: "No game to show: open the board from the bot's message.",
-  noAnswer: "No answer from the server: connecting again."
+  noAnswer: "No answer from the server: connecting again.", home: "Home"
 };
 
 // A word of the page in its person's language, each {name} filled from `args`.

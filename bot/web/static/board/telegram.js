@@ -37,6 +37,28 @@ export function applyTheme() {
   });
 }
 
+// The way back to the home (the page's folder, Telegram's launch data kept): Telegram's BackButton where
+// Telegram opened the page; elsewhere a "← Home" link (#home-link) when the home opened this board (`fromHome`:
+// ?from=home), whose words page.js keeps in the page's language. From the home, back is the browser's back
+// (the home comes back as it was left, and reloads its games).
+export function showHomeWay(fromHome) {
+  var home = new URL("./", location.href);
+  home.hash = location.hash;
+  var tg = S.tg, back = tg && tg.BackButton;
+  if (back && tg.isVersionAtLeast && tg.isVersionAtLeast("6.1")) {
+    back.onClick(function () {
+      if (fromHome && history.length > 1) { history.back(); } else { location.href = home.href; }
+    });
+    back.show();
+    return;
+  }
+  var link = document.getElementById("home-link");
+  if (fromHome && link) {
+    link.href = home.href;
+    link.hidden = false;
+  }
+}
+
 function inTelegram() {
   var where = location.hash + " " + location.search;
   var stored = false;

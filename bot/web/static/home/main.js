@@ -9,10 +9,10 @@
 
 import { S } from "../board/state.js";
 import { applyTheme, whenReady } from "../board/telegram.js";
-import { busy, render, showNote, showSeeking, tick, toast } from "./view.js";
+import { busy, render, showInvite, showNote, showSeeking, tick, toast } from "./view.js";
 
 const BASE = new URL("../../", import.meta.url);  // static/home/main.js -> the page's folder
-const H = { initData: "", loadedAt: 0, token: "", poll: 0 };
+const H = { initData: "", loadedAt: 0, token: "", poll: 0, words: {} };
 const POLL_MS = 2000;  // how often a waiting search asks whether it is over
 const REFRESH_MS = 20000;  // how often a visible home asks for its games again (whose turn, the clocks)
 
@@ -36,16 +36,64 @@ function request(path, body) {
 }
 
 export function openGame(id) {
+  location.href = pageURL("?game=" + encodeURIComponent(id) + "&from=home");  // the board's way back here
+}
+
+// The page's address for `search` (a board, a review), with Telegram's launch data where it came in it.
+function pageURL(search) {
   var to = new URL(BASE);
-  to.search = "?game=" + encodeURIComponent(id);
-  to.hash = location.hash;  // Telegram's launch data, where it came in the address
-  location.href = to.href;
+  to.search = search;
+  to.hash = location.hash;
+  return to.href;
+}
+
+// A finished game's review (static/review.html): its key "GAME/N", as /history's entry holds it.
+function reviewURL(key) { return pageURL("?review=" + encodeURIComponent(key)); }
+
+// Telegram's way to invite (Bot API 6.7+, the bot's inline mode on): the chat the player picks gets the
+// bot's name typed in, and so today's inline challenge card.
+function canSwitchInline() {
+  var tg = S.tg;
+  return !!(tg && typeof tg.switchInlineQuery === "function" && tg.isVersionAtLeast && tg.isVersionAtLeast("6.7"));
+}
+
+// Invite a friend: Telegram's inline challenge card where it can; else an invitation link (api/invite),
+// shown, shared through Telegram's share sheet where the page is in Telegram, copied by Share elsewhere.
+function invite(format, done) {
+  if (canSwitchInline()) {
+    try { S.tg.switchInlineQuery("", ["users", "groups"]); done(); return; } catch (e) { /* inline mode off */ }
+  }
+  request("invite", { format: format }).then(function (answer) {
+    showInvite(answer);
+    document.getElementById("share").onclick = function () { share(answer); };
+    share(answer);
+    done();
+  }, function (err) {
+    toast(err.message);
+    done();
+  });
+}
+
+function share(answer) {
+  var tg = S.tg;
+  if (tg && typeof tg.openTelegramLink === "function" && tg.isVersionAtLeast && tg.isVersionAtLeast("6.1")) {
+    tg.openTelegramLink(answer.share);
+    return;
+  }
+  var field = document.getElementById("invite-link");
+  field.focus();
+  field.select();
+  if (navigator.clipboard && navigator.clipboard.writeText) {
+    navigator.clipboard.writeText(answer.link).then(function () { toast(H.words.copied); }, function () { /* selected */ });
+  }
 }
 
 function load() {
   return request("home").then(function (home) {
     H.loadedAt = Date.now() / 1000;
-    render(home, { open: openGame, start: startGame, seek: seek });
+    H.words = home.words;
+    render(home, { open: openGame, start: startGame, seek: seek, invite: invite, reviewURL: reviewURL,
+      inline: canSwitchInline() });
     document.getElementById("stop-seek").onclick = stopSeeking;
     waitFor(home.seeking);
   }, function (err) {

@@ -67,6 +67,61 @@ function gameItem(game, words, open) {
   return li;
 }
 
+// An invitation made (api/invite's answer): what to do with it, its link to copy and Share.
+export function showInvite(answer) {
+  $("invite-text").textContent = answer.text.replace(answer.link, "").trim();
+  $("invite-link").value = answer.link;
+  $("invite-sent").hidden = false;
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+const W = 320, H = 120, PAD = 36;  // the chart's box; PAD: the side its grid's figures take
+
+function svg(tag, attrs) {
+  var node = document.createElementNS(SVG, tag);
+  Object.keys(attrs).forEach(function (k) { node.setAttribute(k, String(attrs[k])); });
+  return node;
+}
+
+// One variant's rating chart (protocol.rating_json): its points in its span, a grid line per tick, the last
+// point marked; time runs as the page reads (right to left in Persian). The figures are its name for
+// screen readers (<title> and aria-label).
+function chart(r, words, rtl) {
+  var ratings = r.points.map(function (p) { return p[1]; });
+  var low = Math.min.apply(null, ratings), high = Math.max.apply(null, ratings);
+  var label = words.replace("{variant}", r.title).replace("{rating}", r.rating)
+    .replace("{first}", Math.round(ratings[0])).replace("{last}", Math.round(ratings[ratings.length - 1]))
+    .replace("{low}", Math.round(low)).replace("{high}", Math.round(high));
+  var t0 = r.span[0], t1 = r.span[1], r0 = r.span[2], r1 = r.span[3];
+  var left = rtl ? 4 : PAD, right = rtl ? W - PAD : W - 4;
+  function x(t) {
+    var f = (t - t0) / ((t1 - t0) || 1);
+    return (rtl ? right - f * (right - left) : left + f * (right - left)).toFixed(1);
+  }
+  function y(v) { return (H - 6 - (v - r0) / ((r1 - r0) || 1) * (H - 12)).toFixed(1); }
+  var figure = el("figure", "chart");
+  var caption = el("figcaption", "", r.title);
+  caption.appendChild(el("span", "figure", String(r.rating)));
+  figure.appendChild(caption);
+  var box = svg("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": label });
+  box.dataset.variant = r.variant;
+  var title = svg("title", {});
+  title.textContent = label;
+  box.appendChild(title);
+  r.ticks.forEach(function (v) {
+    box.appendChild(svg("line", { class: "grid", x1: left, x2: right, y1: y(v), y2: y(v) }));
+    var text = svg("text", { class: "tick", x: rtl ? W : 0, y: Number(y(v)) + 4, "text-anchor": rtl ? "end" : "start" });
+    text.textContent = String(Math.round(v));
+    box.appendChild(text);
+  });
+  var path = r.points.map(function (p) { return x(p[0]) + "," + y(p[1]); }).join(" ");
+  if (r.points.length > 1) { box.appendChild(svg("polyline", { class: "line", points: path })); }
+  var last = r.points[r.points.length - 1];
+  box.appendChild(svg("circle", { class: "last", cx: x(last[0]), cy: y(last[1]), r: 4.5 }));
+  figure.appendChild(box);
+  return figure;
+}
+
 function options(select, items) {
   select.textContent = "";
   items.forEach(function (item) {
@@ -162,10 +217,37 @@ export function render(home, actions) {
   if (!home.stats.length) { stats.appendChild(el("p", "hint", w.noHistory)); }
   $("stats-box").hidden = false;
 
+  $("friend-title").textContent = w.friend;
+  $("invite-format-label").textContent = w.format;
+  options($("invite-format"), home.formats);
+  $("invite-format-box").hidden = actions.inline;  // Telegram's inline cards offer each variant themselves
+  var invite = $("invite");
+  invite.textContent = w.invite;
+  invite.disabled = false;
+  $("share").textContent = w.share;
+  $("invite-form").onsubmit = function (event) {
+    event.preventDefault();
+    invite.disabled = true;
+    actions.invite($("invite-format").value, function () { invite.disabled = false; });
+  };
+  $("friend-box").hidden = false;
+
+  $("rating-title").textContent = w.rating;
+  var charts = $("ratings");
+  charts.textContent = "";
+  (home.ratings || []).forEach(function (r) { charts.appendChild(chart(r, w.chart, home.dir === "rtl")); });
+  $("rating-box").hidden = !(home.ratings || []).length;
+
   $("history-title").textContent = w.history;
   var history = $("history");
   history.textContent = "";
-  home.history.forEach(function (line) { history.appendChild(el("li", "", line)); });
+  home.history.forEach(function (entry) {
+    var li = el("li"), link = el("a", "review", entry.line);
+    link.href = actions.reviewURL(entry.key);
+    link.setAttribute("aria-label", w.review.replace("{line}", entry.line));
+    li.appendChild(link);
+    history.appendChild(li);
+  });
   if (!home.history.length) { history.appendChild(el("li", "hint", w.noHistory)); }
   $("history-box").hidden = false;
   tick(0);
