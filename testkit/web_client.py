@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
@@ -15,7 +16,7 @@ import aiohttp
 
 from bot.model.flow import ComputerPlayer, DiceSource, engine_computer
 from bot.model.table import Invite, Lobby, Person, Table, new_id
-from bot.service import starts
+from bot.service import games, starts
 from bot.service.context import Services
 from bot.service.rates import Limits
 from bot.service.settings import SettingsCache
@@ -181,3 +182,22 @@ async def group_game(
     await s.storage.rooms.open_lobby(lobby)
     _, table = await starts.join_lobby(s, chat_id, lobby.id, joiner, "Nardy club")
     return table
+
+
+async def played_out(s: Services, table: Table, level: str = "beginner", seed: int = 1) -> Table:
+    """`table`'s game played to its end: each person's turns by the engine's `level` (seeded), pressed through
+    the game service as a page's whole play and Done; the computer plays its own."""
+    from engine.ai import choose_play
+
+    rng = random.Random(seed)
+    for _ in range(2000):
+        if table.over:
+            return table
+        game = table.game
+        assert game.dice is not None, f"game {table.id} waits for no play: phase {game.phase}"
+        user = table.players[game.deciding].user_id
+        play = choose_play(game.rules, game.position, game.dice, level, rng)
+        table = await games.play(s, table, user, table.version, tuple((m.src, m.die) for m in play.moves))
+        if table.moves:
+            table = await games.done(s, table, user, table.version)
+    raise AssertionError(f"game {table.id} did not end in 2000 turns")

@@ -10,6 +10,7 @@
                 and the per-user keys /forget deletes
   results.py    results of finished games: statistics, ratings, histories, leaderboards
   tournaments.py  a group's tournaments, their inboxes of ended games, the tournaments due a look
+  reviews.py    finished games' analyses for the Mini App's review (expiring and deleted with the game)
   live.py       the board pages' feed: the versions every save publishes on its game's channel
 and beside them:
   keys.py       every key name, what it holds and how long it lives
@@ -49,6 +50,7 @@ from bot.storage.keys import LIVE_GAMES_KEY
 from bot.storage.limits import LimitStore
 from bot.storage.live import LiveStore
 from bot.storage.results import ResultStore
+from bot.storage.reviews import ReviewStore
 from bot.storage.rooms import RoomStore
 from bot.storage.schedules import ScheduleStore
 from bot.storage.sentinel import NO_REPLICAS, Replication
@@ -86,6 +88,7 @@ class Storage:
         self.results = ResultStore(client)
         self.live = LiveStore(client)
         self.tournaments = TournamentStore(client)
+        self.reviews = ReviewStore(client)
 
     @classmethod
     def from_url(

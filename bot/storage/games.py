@@ -31,6 +31,7 @@ from bot.storage.keys import (
     SHOWN_FIELD,
     UNREACHABLE_FIELD,
     UNSHOWN_KEY,
+    analysis_key,
     chat_key,
     drawing_key,
     game_key,
@@ -262,7 +263,7 @@ class GameStore:
                 raise VersionConflict(f"game {table.id}: changed while its data was being deleted")
             current = await pipe.mget(pointers)
             pipe.multi()
-            pipe.delete(key, messages_key(table.id), reminded_key(table.id))
+            pipe.delete(key, messages_key(table.id), reminded_key(table.id), analysis_key(table.id))
             pipe.zrem(UNSHOWN_KEY, table.id)
             pipe.zrem(REMIND_KEY, table.id)
             pipe.zrem(LIVE_GAMES_KEY, table.id)

@@ -10,6 +10,11 @@ Games and their boards (bot/storage/games.py; JSON unless said otherwise):
   nardy:chat:<chat_id>:game   the id of the chat's current game (one live game per chat)
   nardy:user:<user_id>:games  set: ids of the games the user plays or played (for /forget)
   nardy:drawing:<id>          the token of the worker drawing the game's boards now (a lease of a minute)
+  nardy:game:<id>:analysis    hash: game number of the series -> the expert's analysis of that finished game
+                              as the Mini App's review shows it (JSON: plays, equities, marks, win chances; no
+                              names, no user ids: those are read from the game when shown; bot/storage/
+                              reviews.py). Expires with the game (its TTL is set to the game's left at each
+                              write) and is deleted with it (/forget). ~10-20 KB for a 100-play game
 Schedules (bot/storage/schedules.py; each save of a game sets its entries):
   nardy:unshown               sorted set: ids of games whose boards may not show their last change, scored by
                               when a worker should (re)draw them (each save marks its game; a shown board clears)
@@ -158,6 +163,10 @@ LIVE_PREFIX = "nardy:live:"
 def live_channel(game_id: str) -> str:
     """The pub/sub channel every save of the game publishes its new version on (the board pages listen)."""
     return f"{LIVE_PREFIX}{game_id}"
+
+
+def analysis_key(game_id: str) -> str:
+    return f"nardy:game:{game_id}:analysis"
 
 
 def reminded_key(game_id: str) -> str:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from bot.i18n import Texts
 from bot.model.table import Table
+from bot.views.captions import names, win_kind
 from engine import Game, Phase, Side
+from render.replay import ReplayTexts
 from render.view import BoardView, MoveMark
 
 
@@ -68,4 +70,20 @@ def board_view(
         cube=game.cube.value if game.cube is not None else None,
         cube_owner=game.cube.owner if game.cube is not None else None,
         cube_offered=game.phase is Phase.CUBE,
+    )
+
+
+def replay_texts(t: Texts, table: Table, game: Game) -> ReplayTexts:
+    """The words on a finished game's replay frames (the chat's 🎞 Replay, the Mini App's review)."""
+    who = names(t, table)
+    result = ""
+    if game.result is not None:
+        result = t.gettext(
+            "{name} wins: {kind}", name=who[game.result.winner], kind=win_kind(t, game.result.kind)
+        )
+    return ReplayTexts(
+        start=t.gettext("⚪ {white} vs ⚫ {black}", white=who[0], black=who[1]),
+        result=result,
+        no_move=t.gettext("no move"),
+        pips_label=t.gettext("pips"),
     )

@@ -25,16 +25,19 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.i18n import N_, RIGHT_TO_LEFT, Texts, language_of, texts
+from bot.i18n import N_, RIGHT_TO_LEFT, Texts
 from bot.model.flow import Refused
 from bot.model.game_format import CLOCKS, BadFormat, GameFormat
 from bot.model.table import Person, Seeker, Table, new_id
 from bot.service import quickmatch, starts
-from bot.service.answers import SLOW_PRESSES, TRY_AGAIN
+from bot.service.answers import TRY_AGAIN
 from bot.storage import ChatBusy, StorageError
 from bot.views.captions import clock_words, level_name, person_name, variant_name
 from bot.views.stats_lines import history_line, tourney_line, variant_block
-from bot.web.auth import BadInitData, InitData
+from bot.web.api import LOOK_WITHIN, limited_person, person, texts_of
+from bot.web.api import error as _error
+from bot.web.api import json_answer as _json
+from bot.web.auth import InitData
 from bot.web.protocol import (
     ProtocolError,
     game_entry,
@@ -57,8 +60,6 @@ MAX_GAMES = 200  # games of a player's set looked at (the set holds the last 30 
 HISTORY_SIZE = 10
 QUICK_VARIANTS = ("short", "long")  # quick match from the home: these variants, lengths and clocks
 QUICK_LENGTHS = (1, 3, 5, 7)
-LOOK_WITHIN = 2.0  # seconds the home's reads may take
-AUTH_SCHEME = "tma "
 
 # The page's own words (its other words come with the games, the statistics and the history).
 WORDS = {
@@ -103,30 +104,13 @@ class Home:
     # ------------------------------------------------------------------ who
 
     def _who(self, request: web.Request) -> InitData:
-        header = request.headers.get("Authorization", "")
-        raw = header[len(AUTH_SCHEME) :] if header.startswith(AUTH_SCHEME) else ""
-        try:
-            return self.sockets.signer.check(request, raw, self.sockets.clock())
-        except BadInitData as err:
-            log.info("a home request refused: %s", err)
-            lang = language_of(request.headers.get("Accept-Language", "")[:2])
-            raise _error(texts(lang).gettext(SIGNED_OUT), 401) from None
+        return person(self.sockets, request)
 
     async def _limited(self, request: web.Request) -> InitData:
-        """The person of a request that costs (the home, a start, a search): within their press limits."""
-        init = self._who(request)
-        if not await self.sockets.within_limits(init.user.id):
-            t = await self._texts(init)
-            raise _error(t.gettext(SLOW_PRESSES), 429)
-        return init
+        return await limited_person(self.sockets, request)
 
     async def _texts(self, init: InitData) -> Texts:
-        try:
-            async with asyncio.timeout(LOOK_WITHIN):
-                chosen = await self.services.settings.get(init.user.id)
-        except (StorageError, TimeoutError):
-            return texts(language_of(init.user.language_code))
-        return texts(chosen.language(init.user.language_code))
+        return await texts_of(self.sockets, init)
 
     async def _body(self, request: web.Request) -> bytes:
         if request.headers.get("Origin", "").lower() != self.sockets.origin:
@@ -350,25 +334,3 @@ async def _started(t: Texts, start: Any) -> web.StreamResponse:
         log.warning("a game could not start from the home: %s", err)
         raise _error(t.gettext(TRY_AGAIN), 503) from None
     return _json({"game": table.id})
-
-
-def _json(data: dict[str, Any]) -> web.Response:
-    return web.json_response(data, dumps=_dumps, headers={"Cache-Control": "no-store"})
-
-
-def _dumps(data: Any) -> str:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-
-
-ERRORS: dict[int, type[web.HTTPException]] = {
-    400: web.HTTPBadRequest,
-    401: web.HTTPUnauthorized,
-    409: web.HTTPConflict,
-    429: web.HTTPTooManyRequests,
-    503: web.HTTPServiceUnavailable,
-}
-
-
-def _error(text: str, status: int) -> web.HTTPException:
-    """An answer of `status` whose JSON says `text` (the page shows it)."""
-    return ERRORS[status](text=_dumps({"error": text}), content_type="application/json")

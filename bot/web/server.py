@@ -25,6 +25,7 @@ from bot.service.rates import Limits
 from bot.web import CONTENT_SECURITY_POLICY, CONTENT_TYPES, HOME, PAGE, REVIEW, STATIC_DIR
 from bot.web.home import Home
 from bot.web.live import Live
+from bot.web.reviews import Reviews
 from bot.web.sockets import Signer, Sockets
 from bot.web.standings import standings
 from bot.web.tourney_view import START_PREFIX
@@ -111,6 +112,7 @@ class WebServer:
         self.live = Live(services.storage)
         self.sockets = Sockets(services, self.live, signer, limits, clock)
         self.home = Home(self.sockets)
+        self.reviews = Reviews(self.sockets)  # its member_of: the Telegram front's (bot/app.py)
         self._origin = origin  # None: the server's own local address once bound (the sandbox)
         self.config: WebAppConfig | None = None  # the bot's NARDY_WEBAPP_* (None: the sandbox's server)
         self.app = web.Application()
@@ -131,9 +133,10 @@ class WebServer:
 
     def add_page_routes(self, base: str) -> None:
         """The page at `base`/ (`base` redirects there): a game's board (?game=<id>), else the home; its files
-        at `base`/static/..., its socket at `base`/ws, the home's requests at `base`/api/..."""
+        at `base`/static/..., its socket at `base`/ws, the home's and the reviews' requests at `base`/api/..."""
         router = self.app.router
         self.home.add_routes(self.app, base)
+        self.reviews.add_routes(self.app, base)
         router.add_get(base, self._to_folder)
         router.add_get(base + "/", self._page)
         router.add_get(base + "/ws", self.sockets.handle)

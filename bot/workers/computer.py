@@ -283,7 +283,19 @@ class HintRequest:
         return hint(Game.from_json(self.record))
 
 
-Work = Review | HintRequest | ReplayRequest | ComparisonRequest
+@dataclass(frozen=True)
+class ChancesRequest:
+    """White's chance to win at each frame of a finished game's replay (engine.ai.analysis.win_chances)."""
+
+    record: dict[str, Any]  # Game.to_json
+
+    def run(self) -> tuple[float, ...]:
+        from engine.ai.analysis import win_chances
+
+        return win_chances(Game.from_json(self.record))
+
+
+Work = Review | HintRequest | ChancesRequest | ReplayRequest | ComparisonRequest
 
 
 async def think(processes: ComputerProcesses | None, request: Work) -> Any:
@@ -309,10 +321,10 @@ async def think(processes: ComputerProcesses | None, request: Work) -> Any:
 
 def _decide(request: bytes) -> bytes:
     """A computer worker's handler: a pickled Decision in (pickles only ever come from the bot's own
-    process), the chosen play's moves out; a CubeDecision, its action out; or a Review or HintRequest,
-    its pickled result out."""
+    process), the chosen play's moves out; a CubeDecision, its action out; or a Review, HintRequest,
+    ChancesRequest or picture request, its pickled result out."""
     decision = pickle.loads(request)
-    if isinstance(decision, Review | HintRequest | ReplayRequest | ComparisonRequest):
+    if isinstance(decision, Review | HintRequest | ChancesRequest | ReplayRequest | ComparisonRequest):
         return pickle.dumps(decision.run(), protocol=pickle.HIGHEST_PROTOCOL)
     if isinstance(decision, CubeDecision):
         return cube_answer(decision.choose())

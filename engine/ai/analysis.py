@@ -373,3 +373,27 @@ def hint(game: Game, *, depth: str = "expert") -> Hint:
         chance = 1.0 if won else judge.win_chance(position, plays[i].position)
         options.append(PlayOption(plays[i], equities[i], chance))
     return Hint(game.turn, game.dice, tuple(options))
+
+
+# ----- a review's figures beside the plays ----------------------------------------------------------
+
+
+def forced_turns(game: Game) -> tuple[bool, ...]:
+    """For each turn of the record, whether it was forced (one distinct legal outcome, a pass included):
+    the plays a review never judges."""
+    return tuple(len(game.rules.legal_plays(position, dice)) == 1 for _, _, dice, position, _ in _turns(game))
+
+
+def win_chances(game: Game) -> tuple[float, ...]:
+    """White's chance to win at each frame of the game's replay (render/replay.py replay_views): the start
+    (0.5), after each turn of the record (the mover's chance after its play by the "quick" judge's
+    `win_chance`, read from white's side), and for a finished game its result (1.0 or 0.0). A play that
+    bears off the last checker wins: 1.0 for its mover."""
+    judge = judge_for(game.game, "quick")
+    chances = [0.5]
+    for _, side, _, position, play in _turns(game):
+        mover = 1.0 if play.position.x[0] == 15 else judge.win_chance(position, play.position)
+        chances.append(mover if side is Side.WHITE else 1.0 - mover)
+    if game.phase is Phase.OVER and game.result is not None:
+        chances.append(1.0 if game.result.winner is Side.WHITE else 0.0)
+    return tuple(chances)

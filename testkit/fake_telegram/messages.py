@@ -27,16 +27,24 @@ class MessageMethods(FakeCore):
         }
 
     def _api_getChatMember(self, params: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
-        """A member of a chat: its administrators (set_admins) are "creator", anyone else a "member"."""
+        """A member of a chat: its administrators (set_admins) are "creator", those set_member_status made
+        "left" or "kicked" are that, anyone else a "member"."""
         with self._lock:
             chat = self._state.chats.get(int(params["chat_id"]))
             admins = set() if chat is None else set(chat.admins)
+            gone = {} if chat is None else dict(chat.gone)
         if chat is None:
             raise ApiError(400, "Bad Request: chat not found")
         user_id = int(params["user_id"])
         user = {"id": user_id, "is_bot": False, "first_name": str(user_id)}
         if user_id in admins:
             return {"status": "creator", "user": user, "is_anonymous": False}
+        if user_id in gone:
+            return {
+                "status": gone[user_id],
+                "user": user,
+                **({"until_date": 0} if gone[user_id] == "kicked" else {}),
+            }
         return {"status": "member", "user": user}
 
     def _api_setMyCommands(self, params: dict[str, Any], files: dict[str, bytes]) -> bool:

@@ -154,6 +154,7 @@ class Chat:
     title: str | None = None
     blocked: bool = False  # a private chat whose user blocked the bot
     admins: set[int] = field(default_factory=set)  # a group's administrators (getChatMember)
+    gone: dict[int, str] = field(default_factory=dict)  # user id -> "left" or "kicked" (getChatMember)
 
 
 @dataclass

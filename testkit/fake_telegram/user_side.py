@@ -22,6 +22,18 @@ class UserSide(FakeCore):
         with self._lock:
             self._state.chats[chat_id].admins = set(user_ids)
 
+    def set_member_status(self, chat_id: int, user_id: int, status: str) -> None:
+        """What getChatMember says of `user_id` in the group: "left" or "kicked" (a non-member), or
+        "member" again."""
+        if status not in ("left", "kicked", "member"):
+            raise ValueError(f"a member status is left, kicked or member, not {status!r}")
+        with self._lock:
+            gone = self._state.chats[chat_id].gone
+            if status == "member":
+                gone.pop(user_id, None)
+            else:
+                gone[user_id] = status
+
     def set_blocked(self, chat_id: int, blocked: bool = True) -> None:
         """Make a private chat answer 403 "bot was blocked by the user" (or stop doing so)."""
         with self._lock:

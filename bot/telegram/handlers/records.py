@@ -27,11 +27,11 @@ from bot.service.records import KINDS, default_kind, export, may_see, named_game
 from bot.telegram import display
 from bot.telegram.callbacks import Callback
 from bot.telegram.handlers.common import N_, Deps, button, command, deps, user_texts
+from bot.views.board_view import replay_texts
 from bot.views.captions import names, points, variant_name, win_kind
 from bot.workers.computer import think
 from bot.workers.pictures import ReplayRequest
 from engine import Game
-from render.replay import ReplayTexts
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -144,21 +144,6 @@ async def on_replay(
         return t.gettext(ON_ITS_WAY)
     d.spawn(send_replay(d, t, chat, table, game, cb.number), f"replay-{table.id}-{cb.number}")
     return t.gettext(SENT_PRIVATELY, bot=context.bot.username) if query.message is None else None
-
-
-def replay_texts(t: Texts, table: Table, game: Game) -> ReplayTexts:
-    who = names(t, table)
-    result = ""
-    if game.result is not None:
-        result = t.gettext(
-            "{name} wins: {kind}", name=who[game.result.winner], kind=win_kind(t, game.result.kind)
-        )
-    return ReplayTexts(
-        start=t.gettext("⚪ {white} vs ⚫ {black}", white=who[0], black=who[1]),
-        result=result,
-        no_move=t.gettext("no move"),
-        pips_label=t.gettext("pips"),
-    )
 
 
 async def send_replay(d: Deps, t: Texts, chat: int, table: Table, game: Game, number: int) -> None:
