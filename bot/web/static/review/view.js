@@ -12,6 +12,13 @@ import { drawBetter } from "./better.js";
 import { drawGraph, graphAt } from "./graph.js";
 import { verify } from "./proof.js";
 
+// The words of the tables below, by their keys: the step buttons (their ids), each side's figures (the
+// key of the analysis' figure), the proof's lines.
+const STEP_LABELS = ["first", "back", "forward", "last"];
+const FIGURES = [["errorRate", "error_rate"], ["doubtful", "doubtful"], ["errors", "errors"],
+  ["blunders", "blunders"], ["decisions", "decisions"]];
+const PROOF_LINES = ["commitment", "seed", "parts", "clients"];
+
 // The review shown (its JSON), the frame shown, each play's analysis by its number, autoplay's timer.
 export const R = { review: null, frame: 0, judged: {}, timer: 0 };
 
@@ -41,9 +48,9 @@ export function render(review, handlers) {
   $("home").textContent = t("home");
   $("plays-title").textContent = t("plays");
   $("analysis-title").textContent = t("analysis");
-  [["first", "first"], ["back", "back"], ["forward", "forward"], ["last", "last"]].forEach(function (pair) {
-    $(pair[0]).setAttribute("aria-label", t(pair[1]));
-    $(pair[0]).title = t(pair[1]);
+  STEP_LABELS.forEach(function (key) {
+    $(key).setAttribute("aria-label", t(key));
+    $(key).title = t(key);
   });
   autoplayShown(false);
   var list = $("plays");
@@ -125,8 +132,7 @@ function renderFigures(sides) {
     html("span", "who", cell, name);
   });
   var body = html("tbody", "", table);
-  [["errorRate", "error_rate"], ["doubtful", "doubtful"], ["errors", "errors"], ["blunders", "blunders"],
-    ["decisions", "decisions"]].forEach(function (row) {
+  FIGURES.forEach(function (row) {
     var line = html("tr", "", body), label = html("th", "", line, t(row[0]));
     label.scope = "row";
     sides.forEach(function (side) {
@@ -156,11 +162,12 @@ function renderProof(proof) {
   var verdict = $("proof-verdict"), list = $("proof");
   clear(list);
   if (!proof) { verdict.textContent = t("noProof"); return; }
-  [["commitment", proof.commitment], ["seed", proof.seed], ["parts", proof.parts ? proof.parts.join(" ") : ""],
-    ["clients", (proof.clients || []).join(" · ")]].forEach(function (pair) {
-    if (!pair[1]) { return; }
-    html("dt", "", list, t(pair[0]));
-    html("dd", "hex", list, pair[1]);
+  var values = { commitment: proof.commitment, seed: proof.seed, parts: (proof.parts || []).join(" "),
+    clients: (proof.clients || []).join(" · ") };
+  PROOF_LINES.forEach(function (key) {
+    if (!values[key]) { return; }
+    html("dt", "", list, t(key));
+    html("dd", "hex", list, values[key]);
   });
   verdict.textContent = t("checking");
   verdict.className = "verdict";
