@@ -8,6 +8,9 @@ each through bot/web/protocol.py `view_json`) and reviews it with the engine's a
 (engine/ai/analysis.py: the same plays and marks as the expert's, faster). The win chances are a stand-in
 (from the pips) where the bot's workers give the network's: the page only draws them.
 
+`real_review_server`: the bot's own page server and review API over a test Redis, with a friend game played
+out, for the page against the real thing.
+
 `ReviewServer`: aiohttp on 127.0.0.1 (a free port) in a thread of its own, with the bot's headers (its CSP):
 /app/?review=GAME/N (review.html), /app/static/..., /app/api/review, /app/api/review/analysis (answered 503
 `busy` times first) and /app/api/record; it records the Authorization headers it was sent."""
@@ -20,7 +23,10 @@ import math
 import random
 import socket
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
@@ -317,7 +323,7 @@ class ReviewServer:
 
 def open_review(
     page: Page,
-    server: ReviewServer,
+    server: ReviewServer | RealReview,
     game: str,
     init_data: str | None = "user=1",
     scheme: str = "",
@@ -338,7 +344,7 @@ def open_review(
 
 def wait_ready(page: Page) -> None:
     page.wait_for_selector('#review[aria-busy="false"]', timeout=WAIT_MS)
-    page.wait_for_function("performance.getEntriesByName('nardy:review-ready').length > 0", timeout=WAIT_MS)
+    page.wait_for_function("() => performance.getEntriesByName('nardy:review-ready').length > 0", timeout=WAIT_MS)
 
 
 def frame(page: Page) -> int:
@@ -357,3 +363,67 @@ def checkers(page: Page) -> list[int]:
         return p; }"""
     )
     return [int(n) for n in found]
+
+
+@dataclass
+class RealReview:
+    """The bot's own page server (its review API) with one finished friend game, Alice's and Bob's."""
+
+    url: str
+    game: str
+    frames: int
+    init_data: str  # Alice's, signed for the bot
+    stranger: str  # someone else's, signed for the bot
+
+    def review_url(self, game: str) -> str:
+        return f"{self.url}?review={game.replace('/', '%2F')}"
+
+
+@contextmanager
+def real_review_server(redis_url: str) -> Iterator[RealReview]:
+    """The bot's page server over the Redis at `redis_url`, in a thread of its own (Playwright's sync API
+    holds this one's loop), with a friend game of Alice and Bob played out by the engine's beginner with the bot's own fair dice."""
+    from bot.model.sources import FairDice
+    from bot.model.table import Person
+    from bot.storage import Storage
+    from testkit.web_client import friend_game, init_data, page_server, played_out, services
+
+    alice, bob = Person(1001, "Alice"), Person(1002, "Bob")
+    ready, stop = threading.Event(), threading.Event()
+    found: list[RealReview] = []
+    failed: list[BaseException] = []
+
+    async def serve() -> None:
+        storage = Storage.from_url(redis_url)
+        try:
+            s = services(storage, FairDice())  # the dice the bot rolls: the proof must check out
+            table = await played_out(s, await friend_game(s, alice, bob))
+            async with page_server(s) as server:
+                found.append(
+                    RealReview(
+                        f"http://127.0.0.1:{server.port}/app/",
+                        f"{table.id}/1",
+                        len(table.game.history) + 2,
+                        init_data(alice.user_id, alice.name, auth_date=time.time()),
+                        init_data(1003, "Mallory", auth_date=time.time()),
+                    )
+                )
+                ready.set()
+                await asyncio.get_running_loop().run_in_executor(None, stop.wait)
+        except BaseException as error:
+            failed.append(error)
+            ready.set()
+        finally:
+            await storage.close()
+
+    thread = threading.Thread(target=lambda: asyncio.run(serve()), name="review-page-server", daemon=True)
+    thread.start()
+    if not ready.wait(120):
+        raise AssertionError("the bot's page server did not start in 120 s")
+    if failed:
+        raise failed[0]
+    try:
+        yield found[0]
+    finally:
+        stop.set()
+        thread.join(30)
