@@ -344,7 +344,9 @@ def open_review(
 
 def wait_ready(page: Page) -> None:
     page.wait_for_selector('#review[aria-busy="false"]', timeout=WAIT_MS)
-    page.wait_for_function("() => performance.getEntriesByName('nardy:review-ready').length > 0", timeout=WAIT_MS)
+    page.wait_for_function(
+        "() => performance.getEntriesByName('nardy:review-ready').length > 0", timeout=WAIT_MS
+    )
 
 
 def frame(page: Page) -> int:
