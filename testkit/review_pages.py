@@ -36,8 +36,8 @@ from bot.web.protocol import view_json
 from bot.web.review_words import review_words
 from bot.web.words import direction
 from engine import Game, Phase, Side
+from engine.ai import choose_play
 from engine.ai.analysis import analyse
-from engine.ai.levels import player_for
 from engine.fair_dice import FairSeeds, recorded_rolls
 from render.replay import ReplayTexts, replay_views
 from testkit.browser import CSP_WATCH
@@ -72,7 +72,6 @@ def finished_game(
     how many rolls were made."""
     seeds = FairSeeds.of_parts(PARTS, CLIENTS, game_name)
     rng = random.Random(seed)
-    player = player_for(variant, level)
     game, made = Game.new(variant), 0
     while game.phase is not Phase.OVER:
         if game.phase is Phase.OPENING:
@@ -82,8 +81,8 @@ def finished_game(
             game = game.roll(*seeds.roll(made))
             made += 1
         else:
-            plays = game.legal_plays()
-            game = game.play(plays[player.decide(game.rules, game.position, plays, rng).chosen])
+            assert game.dice is not None
+            game = game.play(choose_play(game.rules, game.position, game.dice, level, rng))
     return game, FairSeeds(seeds.server_seed, seeds.clients, seeds.game, made, seeds.parts)
 
 

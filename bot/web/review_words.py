@@ -62,6 +62,7 @@ REVIEW_WORDS: dict[str, str] = {
     "board": N_("Nardy board"),
     "white": N_("White"),
     "black": N_("Black"),
+    "you": N_("you"),
     "onPoint": N_("Point {n}: {side}, {count}"),
     "onBar": N_("Bar: {side}, {count}"),
     "borneOff": N_("Borne off: {side}, {count}"),

@@ -311,7 +311,7 @@ def test_no_players_name_reaches_html(server: ReviewServer, desktop: Page) -> No
     assert desktop.locator("img").count() == 0 and desktop.evaluate("window.__xss") is None
     assert desktop.text_content("#title") == f"Short nardy · {evil} – Bob"
     assert desktop.text_content("#now") == f"{evil} won: oin (1)"
-    assert evil in (desktop.text_content("#figures thead") or "")
+    assert desktop.text_content("#figures thead") == f"{evil}youBob"  # Alice's review: "you" by her name
 
 
 def test_a_review_link_on_the_home_opens_the_review(server: ReviewServer, desktop: Page) -> None:

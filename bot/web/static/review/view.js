@@ -130,6 +130,7 @@ function renderFigures(sides) {
     cell.scope = "col";
     html("span", "swatch " + (side === 0 ? "white" : "black"), cell).setAttribute("aria-hidden", "true");
     html("span", "who", cell, name);
+    if (R.review.you === side) { html("span", "you", cell, t("you")); }
   });
   var body = html("tbody", "", table);
   FIGURES.forEach(function (row) {
