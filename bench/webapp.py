@@ -12,6 +12,10 @@ Prints
   (the page's performance mark `nardy:first-board`), each round in a fresh browser context (nothing
   cached), on a desktop and on a phone viewport, against testkit's stub server (the page alone) and against
   the bot's own server (bot/web/server.py: the hello's initData checked, the game loaded from Redis);
+- a finished game's review on the bot's server (bot/web/reviews.py): a long nardy game of at least 100 plays
+  played out against the computer (beginner), then over HTTP with its player's initData: `api/review` (the
+  record, every frame, the dice proof), `api/review/analysis` cold (worked out in `--analysts` analysis
+  worker processes, its kept copy deleted before each round) and warm (read from Redis): p50 and max;
 - a press's round trip to the other player's page: `--games` friend games open at once on the bot's server
   (a pair of sockets each, aiohttp clients, no browser), each player on turn pressing a legal step (or
   Done) after a think time of 0..2x`--think` seconds, for `--seconds`: from the press sent to the state of
@@ -19,8 +23,9 @@ Prints
   both players on one worker (the state goes out from the table in hand), then each player on a worker of
   their own (two servers over one Redis: the state reaches the other worker through the save's publish).
 Each server runs in a process of its own (the bot's two over an embedded Redis of their own). Goals (the issue):
-under 150 KB compressed, under 1 s to the first board, p99 under 100 ms. The last line is one JSON object:
-{"bytes": ..., "gzip_bytes": ..., "first_board_ms": {...}, "round_trip_ms": {...}}.
+under 150 KB compressed, under 1 s to the first board, p99 under 100 ms, a 100-play long game's review loaded
+in under 1 s. The last line is one JSON object:
+{"bytes": ..., "gzip_bytes": ..., "first_board_ms": {...}, "round_trip_ms": {...}, "review_ms": {...}}.
 """
 
 from __future__ import annotations
@@ -50,15 +55,28 @@ from bot.embedded_redis import EmbeddedRedis
 from bot.model.flow import FairDice
 from bot.model.table import Person
 from bot.storage import Storage
+from bot.storage.keys import analysis_key
 from bot.telegram.app import new_event_loop
 from bot.web import STATIC_DIR
+from bot.workers.computer import ComputerProcesses
 from testkit.browser import DESKTOP, FAKE_TELEGRAM, PHONE, StubServer, StubTable, chromium_path, launch
 from testkit.home_pages import FAKE_TELEGRAM as FAKE_TELEGRAM_HOME
-from testkit.web_client import PageSocket, friend_game, init_data, page_server, page_socket, services
+from testkit.web_client import (
+    PageSocket,
+    computer_game,
+    friend_game,
+    init_data,
+    page_server,
+    page_socket,
+    played_out,
+    services,
+)
 
 WEIGHT_GOAL = 150 * 1024
 FIRST_BOARD_GOAL_MS = 1000.0
 ROUND_TRIP_GOAL_MS = 100.0
+REVIEW_GOAL_MS = 1000.0
+REVIEW_PLAYS = 100  # the reviewed long game has at least this many plays
 
 
 REVIEW_FILES = ("review.html", "review.css", "review/")  # the review's own files
@@ -148,11 +166,24 @@ class Served:
     page: str
     games: list[tuple[str, int, int]]
     other_ws: str  # a second worker's socket, over the same Redis
+    redis_url: str
+    review: tuple[str, int, int]  # the reviewed game: its name, its player's user id, its plays
 
 
-def serve_games(conn: Connection, games: int) -> None:
+async def long_game(s: Any) -> tuple[str, int, int]:
+    """A finished long nardy game of at least REVIEW_PLAYS plays against the computer (beginner both)."""
+    for seed in range(1, 100):
+        me = Person(90_000 + seed, f"Reviewer {seed}")
+        table = await played_out(s, await computer_game(s, me, "long"), seed=seed)
+        if len(table.game.history) >= REVIEW_PLAYS:
+            return f"{table.id}/{table.number}", me.user_id, len(table.game.history)
+    raise AssertionError(f"no long game of {REVIEW_PLAYS} plays in 99 tries")
+
+
+def serve_games(conn: Connection, games: int, analysts: int) -> None:
     """The bot's page server (bot/web/server.py) over an embedded Redis of its own, with `games` friend
-    games begun, in a process of its own: sends a Served, stops when told."""
+    games begun and a long game over for its review (`analysts` analysis worker processes), in a process of
+    its own: sends a Served, stops when told."""
 
     async def run() -> None:
         with tempfile.TemporaryDirectory(prefix="nardy-bench-") as scratch:
@@ -160,6 +191,10 @@ def serve_games(conn: Connection, games: int) -> None:
             redis.start()
             storage = Storage.from_url(redis.url)
             s = services(storage, FairDice())
+            s.analysts = ComputerProcesses(analysts) if analysts else None
+            if s.analysts is not None:
+                await s.analysts.start()
+            review = await long_game(s)
             made = []
             for k in range(games):
                 white, black = Person(10_000 + 2 * k, f"W{k}"), Person(10_001 + 2 * k, f"B{k}")
@@ -167,10 +202,11 @@ def serve_games(conn: Connection, games: int) -> None:
                 made.append((table.id, white.user_id, black.user_id))
             async with page_server(s) as server, page_server(services(storage, FairDice())) as other:
                 base = f"127.0.0.1:{server.port}/app/"
-                conn.send(
-                    Served(f"ws://{base}ws", f"http://{base}", made, f"ws://127.0.0.1:{other.port}/app/ws")
-                )
+                other_ws = f"ws://127.0.0.1:{other.port}/app/ws"
+                conn.send(Served(f"ws://{base}ws", f"http://{base}", made, other_ws, redis.url, review))
                 await asyncio.get_running_loop().run_in_executor(None, conn.recv)
+            if s.analysts is not None:
+                await s.analysts.stop()
             await storage.close()
             redis.stop()
 
@@ -277,6 +313,53 @@ def first_boards(
     return figures
 
 
+async def review_times(served: Served, rounds: int, cold: int) -> dict[str, Any]:
+    """The review of the served long game, timed from this process over HTTP: `api/review` and the warm
+    `api/review/analysis` `rounds` times each (after one to warm up), the cold analysis `cold` times (its
+    kept copy deleted before each): p50 and max, in ms."""
+    import redis.asyncio as aioredis
+
+    name, user, plays = served.review
+    headers = {"Authorization": "tma " + init_data(user, "Reviewer", auth_date=time.time())}
+    client = aioredis.Redis.from_url(served.redis_url)
+
+    async def timed(http: aiohttp.ClientSession, path: str) -> float:
+        began = time.perf_counter()
+        async with http.get(f"{served.page}{path}?game={name}", headers=headers) as answer:
+            assert answer.status == 200, f"{path}: {answer.status} {await answer.text()}"
+            await answer.read()
+        return 1000 * (time.perf_counter() - began)
+
+    def figure(times: list[float]) -> dict[str, float]:
+        return {"p50": round(statistics.median(times), 1), "max": round(max(times), 1)}
+
+    async with aiohttp.ClientSession() as http:
+        loaded = [await timed(http, "api/review") for _ in range(rounds + 1)][1:]
+        computed = []
+        for _ in range(cold):
+            await client.delete(analysis_key(name.split("/")[0]))
+            computed.append(await timed(http, "api/review/analysis"))
+        warm = [await timed(http, "api/review/analysis") for _ in range(rounds + 1)][1:]
+        async with http.get(f"{served.page}api/review?game={name}", headers=headers) as answer:
+            size = len(await answer.read())
+    await client.aclose()
+    found: dict[str, Any] = {
+        "plays": plays,
+        "bytes": size,
+        "review": figure(loaded),
+        "analysis_cold": figure(computed),
+        "analysis_warm": figure(warm),
+    }
+    verdict = "under" if found["review"]["p50"] < REVIEW_GOAL_MS else "OVER"
+    print(
+        f"review of a {plays}-play long game, bot's server: api/review p50 {found['review']['p50']:.1f} ms "
+        f"(max {found['review']['max']:.1f}; {size} B; {verdict} the goal of {REVIEW_GOAL_MS:.0f} ms), "
+        f"its analysis cold p50 {found['analysis_cold']['p50']:.0f} ms (max {found['analysis_cold']['max']:.0f}; "
+        f"{cold} rounds), warm p50 {found['analysis_warm']['p50']:.1f} ms"
+    )
+    return found
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=20, help="page loads timed per viewport (default 20)")
@@ -284,6 +367,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20.0, help="how long the games are played")
     parser.add_argument("--think", type=float, default=1.0, help="a player's mean think time, seconds")
     parser.add_argument("--no-round-trips", action="store_true", help="the page loads only (no round trips)")
+    parser.add_argument("--analysts", type=int, default=2, help="analysis worker processes (default 2)")
+    parser.add_argument("--cold", type=int, default=3, help="cold analyses of the reviewed game (default 3)")
     args = parser.parse_args()
 
     weights = page_weight()
@@ -303,7 +388,7 @@ def main() -> int:
     stub_end, stub_theirs = context_of.Pipe()
     stub = context_of.Process(target=serve, args=(stub_theirs,), daemon=True)
     bot_end, bot_theirs = context_of.Pipe()
-    bot = context_of.Process(target=serve_games, args=(bot_theirs, args.games), daemon=True)
+    bot = context_of.Process(target=serve_games, args=(bot_theirs, args.games, args.analysts), daemon=True)
     stub.start()
     bot.start()
     stub_url = stub_end.recv()
@@ -352,13 +437,20 @@ def main() -> int:
             f"{trip['max']:.1f} ms over {presses} presses ({trip['per_second']:.0f}/s; {verdict} the goal of "
             f"{ROUND_TRIP_GOAL_MS:.0f} ms)"
         )
+    review = asyncio.run(review_times(served, args.rounds, args.cold))
     bot_end.send("stop")
     bot.join(20)
     if version:
         print(f"Chromium {version}, headless; each server in a process of its own on 127.0.0.1")
     print(
         json.dumps(
-            {"bytes": total, "gzip_bytes": total_gzip, "first_board_ms": figures, "round_trip_ms": trip}
+            {
+                "bytes": total,
+                "gzip_bytes": total_gzip,
+                "first_board_ms": figures,
+                "round_trip_ms": trip,
+                "review_ms": review,
+            }
         )
     )
     return 0

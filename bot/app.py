@@ -18,6 +18,7 @@ from telegram.ext import Application
 from bot.config import WebAppConfig
 from bot.telegram.app import add_companion, services
 from bot.telegram.keyboards import WebAppLinks
+from bot.telegram.members import Members
 from bot.web.server import WebServer
 
 log = logging.getLogger(__name__)
@@ -56,8 +57,10 @@ async def set_menu_button(app: Application, url: str) -> None:
 def with_board_page(app: Application, config: WebAppConfig) -> WebServer:
     """Serve the board page (NARDY_WEBAPP_*) beside the bot `app`: a page's press goes through the bot's own
     services (so it redraws the chat's boards), its sockets sign in with the bot's token and keep its inbound
-    limits. The server is returned (not yet started: it starts with the bot)."""
+    limits, a group's members may review its games (getChatMember). The server is returned (not yet started: it
+    starts with the bot)."""
     d = services(app)
     server = WebServer.for_bot(d, config, app.bot.token, d.limits)
+    server.reviews.member_of = Members(app.bot).member_of  # a group's game is its members' to review
     add_companion(app, BoardPage(app, server, config))
     return server

@@ -21,18 +21,18 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bot.i18n import N_, Texts
+from bot.i18n import Texts
 from bot.model import flow
 from bot.model.flow import Refused, fair_proof
 from bot.model.table import Table
 from bot.service.context import Services
-from bot.service.records import KINDS, named_game, record_file
+from bot.service.records import KINDS, PLAYERS_ONLY, named_game, record_file
 from bot.storage import Storage, StorageError
 from bot.views.board_view import replay_texts
 from bot.views.captions import names, variant_name
 from bot.workers.computer import ChancesRequest, Review, think
 from engine import Game, Side
-from engine.ai.analysis import PlayReview, forced_turns, summarise
+from engine.ai.analysis import Analysis, PlayReview, forced_turns, summarise
 from engine.fair_dice import FairSeeds, recorded_rolls
 from render.replay import replay_views
 from render.view import BoardView
@@ -41,7 +41,6 @@ log = logging.getLogger(__name__)
 
 MemberOf = Callable[[int, int], Awaitable[bool]]  # (group chat id, user id) -> is a member of that group
 
-NOT_SEEN = N_("This game's review is for its players only.")
 DEPTH = "expert"
 STRETCHES_PER_WORKER = 2  # a game's turns are split in this many stretches per analysis worker (balance)
 DIGITS = 4  # decimals of every figure sent
@@ -71,7 +70,7 @@ async def seen_game(storage: Storage, name: str, user_id: int, member_of: Member
     if you is None:
         group = table.chat_id if table.mode == "group" else None
         if group is None or member_of is None or not await member_of(group, user_id):
-            raise Refused(NOT_SEEN)
+            raise Refused(PLAYERS_ONLY)
     return Seen(table, number, game, you)
 
 
@@ -146,7 +145,7 @@ def download_names(t: Texts, seen: Seen) -> list[tuple[str, str]]:
 # ---------------------------------------------------------------------- the analysis
 
 
-def analysis_json(analysis: Any, chances: tuple[float, ...]) -> dict[str, Any]:
+def analysis_json(analysis: Analysis, chances: tuple[float, ...]) -> dict[str, Any]:
     """An engine Analysis and the frames' win chances as kept and sent: no names, figures rounded."""
 
     def play(r: PlayReview) -> dict[str, Any]:

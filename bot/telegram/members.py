@@ -9,7 +9,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from telegram import Bot, ChatMemberRestricted
+from telegram import Bot
 from telegram.error import TelegramError
 
 log = logging.getLogger(__name__)
@@ -41,7 +41,9 @@ class Members:
         except TelegramError as err:
             log.info("chat %s: could not ask whether %s is a member: %s", chat_id, user_id, err)
             return False
-        found = member.status in MEMBERS or (isinstance(member, ChatMemberRestricted) and member.is_member)
+        found = member.status in MEMBERS or (
+            member.status == "restricted" and bool(getattr(member, "is_member", False))
+        )
         if len(self._known) >= MOST_KEPT:
             self._known.pop(next(iter(self._known)))
         self._known[(chat_id, user_id)] = (now, found)

@@ -94,7 +94,9 @@ class Reviews:
                 for kind, name in download_names(t, seen)
             ],
         }
-        return json_answer(body)
+        answer = json_answer(body)
+        answer.enable_compression()  # gzip when the browser takes it: a 100-play game's frames shrink ~10x
+        return answer
 
     async def analysis(self, request: web.Request) -> web.StreamResponse:
         """The named game's analysis: kept, or worked out now (once, however many ask)."""

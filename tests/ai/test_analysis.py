@@ -21,11 +21,13 @@ from engine.ai.analysis import (
     Analysis,
     PlayReview,
     analyse,
+    forced_turns,
     hint,
     judge_for,
     review_play,
     review_turns,
     summarise,
+    win_chances,
 )
 from engine.ai.levels import player_for
 from engine.ai.long_net import LongNet, LongNetEvaluator, equity, shipped_net
@@ -461,3 +463,37 @@ def test_short_error_marks_mostly_agree_with_gnubg(tmp_path: Path) -> None:
     assert total >= 100
     assert agreement >= 0.75
     assert kappa >= 0.4
+
+
+def test_forced_turns_are_the_turns_the_review_skips() -> None:
+    game = _play_game("short", 3, _random(3))
+    forced = forced_turns(game)
+    assert len(forced) == len(game.history) and any(forced) and not all(forced)
+    assert {r.turn for r in analyse(game).plays} == {n for n, f in enumerate(forced, 1) if not f}
+
+
+@pytest.mark.parametrize(("name", "seed"), [("short", 4), ("long", 5)])
+def test_win_chances_are_whites_at_each_frame_of_the_replay(name: str, seed: int) -> None:
+    game = _play_game(name, seed, _random(seed))
+    chances = win_chances(game)
+    assert len(chances) == len(game.history) + 2  # the start, each play, the result
+    assert chances[0] == 0.5 and all(0.0 <= c <= 1.0 for c in chances)
+    assert game.result is not None and chances[-1] == (1.0 if game.result.winner is Side.WHITE else 0.0)
+    judge = judge_for(name, "quick")
+    replay = Game.new(name)
+    for white_die, black_die in game.opening_rolls:
+        replay = replay.opening_roll(white_die, black_die)
+    for n, turn in enumerate(game.history[:-1], start=1):  # the last play wins: 1.0 for its mover
+        if replay.phase is Phase.ROLL:
+            replay = replay.roll(turn.dice.a, turn.dice.b)
+        before = replay.position
+        play = replay.rules.parse_play(before, turn.dice, turn.play)
+        mover = judge.win_chance(before, play.position)
+        assert chances[n] == pytest.approx(mover if turn.side is Side.WHITE else 1.0 - mover)
+        replay = replay.play(play)
+    assert chances[-2] == chances[-1]
+
+
+def test_a_game_still_running_has_no_result_frame_in_its_chances() -> None:
+    game = _play_game("short", 6, _random(6), turns=10)
+    assert len(win_chances(game)) == len(game.history) + 1

@@ -214,6 +214,7 @@ async def test_every_script_is_loaded_again_after_a_script_flush_in_the_middle_o
         assert await storage.schedules.claim_reminder(game.id, None, 1) == 0
         assert not await storage.schedules.claim_clock(game.id, 1.0, 0)
         assert await storage.schedules.outages(9.0, 60.0, 4.0) == ((4.0, 9.0),)
+        assert await storage.reviews.keep_analysis(game.id, 1, {"plays": []})  # keep_analysis
 
         await storage.rooms.open_lobby(Lobby("l1", -6, "short", CAROL))
         await storage.rooms.put_invite(Invite("tok", "short", CAROL))

@@ -14,15 +14,18 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import aiohttp
 import pytest
+import redis.asyncio as aioredis
 from telegram import Bot
 
 from bot.i18n import texts
 from bot.model.flow import ScriptedDice
+from bot.model.sources import FairDice
 from bot.model.table import Person, Table
 from bot.service.context import Services
 from bot.service.records import record_file
 from bot.service.reviews import work_out
 from bot.storage import Storage
+from bot.storage.keys import FINISHED_TTL, analysis_key, game_key
 from bot.telegram.members import Members
 from bot.web.server import WebServer
 from engine import Game
@@ -72,7 +75,7 @@ class Setup:
     async def analysis(self, who: Person | str, game: str) -> tuple[int, dict[str, Any]]:
         return await self.get(who, "api/review/analysis", game)
 
-    async def download(self, url: str) -> tuple[int, bytes, aiohttp.typedefs.LooseHeaders]:
+    async def download(self, url: str) -> tuple[int, bytes, Any]:
         async with self.http.get(self.base + url) as r:
             return r.status, await r.read(), r.headers
 
@@ -108,6 +111,7 @@ async def test_a_player_gets_their_finished_games_review(setup: Setup) -> None:
     status, review = await setup.review(ALICE, f"{table.id}/1")
     assert status == 200, review
     game = table.game
+    assert game.result is not None
     assert review["game"] == f"{table.id}/1" and review["variant"] == "short" and review["you"] == 0
     assert review["names"] == ["Alice", "Bob"] and review["lang"] == "en" and review["dir"] == "ltr"
     assert review["title"] == "Short nardy (backgammon) · Alice – Bob"
@@ -122,6 +126,7 @@ async def test_a_player_gets_their_finished_games_review(setup: Setup) -> None:
 
 
 async def test_the_reviews_dice_proof_checks_out(setup: Setup) -> None:
+    setup.s.dice = FairDice()  # the dice the seeds derive (the scripted ones follow no seeds)
     table = await finished(setup)
     _, review = await setup.review(ALICE, table.id)
     proof = review["proof"]
@@ -181,6 +186,7 @@ async def test_the_analysis_is_worked_out_once_and_then_read_from_redis(setup: S
     assert analysis["sides"][0]["decisions"] == expected.white.decisions
     _, review = await setup.review(ALICE, f"{table.id}/1")
     assert review["analysis"] == analysis and len(analysis["chances"]) == len(review["frames"])
+    assert table.game.result is not None
     assert analysis["chances"][-1] == (1.0 if table.game.result.winner == 0 else 0.0)
     forced = {p["n"] for p in review["plays"] if p["forced"]}
     assert not forced & {p["n"] for p in analysis["plays"]}
@@ -198,7 +204,9 @@ async def test_forget_drops_the_kept_analysis_with_the_game(setup: Setup) -> Non
     table = await finished(setup)
     await setup.analysis(ALICE, table.id)
     assert await setup.s.storage.reviews.analysis(table.id, 1) is not None
-    await setup.s.storage.games.delete_game(await setup.s.storage.games.load(table.id))
+    kept = await setup.s.storage.games.load(table.id)
+    assert kept is not None
+    await setup.s.storage.games.delete_game(kept)
     assert await setup.s.storage.reviews.analysis(table.id, 1) is None
 
 
@@ -229,6 +237,7 @@ async def test_a_name_with_a_script_comes_back_as_plain_json_text(setup: Setup) 
         setup.base + "api/review?game=" + table.id, headers={"Authorization": "tma " + setup.init(CAROL)}
     ) as r:
         assert r.status == 200 and r.content_type == "application/json"
+        assert r.headers["Content-Encoding"] in ("gzip", "deflate")  # aiohttp's client asks for both
         review = await r.json()
     assert review["names"][0] == CAROL.name and CAROL.name in review["title"]
 
@@ -242,19 +251,33 @@ async def test_with_redis_away_the_review_says_try_again(setup: Setup, redis_ser
     assert status == 503 and answer["error"]
 
 
-async def test_a_groups_member_sees_its_game_and_one_who_left_does_not(setup: Setup) -> None:
+async def test_a_groups_member_sees_its_game_and_one_who_left_does_not(
+    setup: Setup, tg: FakeTelegram
+) -> None:
     table = await played_out(setup.s, await group_game(setup.s, GROUP, ALICE, BOB))
-    tg = FakeTelegram()
-    tg.start()
-    try:
-        tg.add_chat(GROUP, "supergroup", "Nardy club")
-        tg.set_member_status(GROUP, 2002, "left")
-        async with Bot(BOT_TOKEN, base_url=tg.api_url + "/bot") as bot:
-            setup.server.reviews.member_of = Members(bot).member_of
-            status, review = await setup.review(Person(2001, "Dan"), table.id)
-            assert status == 200 and review["you"] is None and review["frames"][0]["viewer"] == 0
-            assert (await setup.review(Person(2002, "Eve"), table.id))[0] == 404
-    finally:
-        tg.stop()
+    tg.add_chat(GROUP, "supergroup", "Nardy club")
+    tg.set_member_status(GROUP, 2002, "left")
+    tg.set_member_status(GROUP, 2003, "kicked")
+    async with Bot(BOT_TOKEN, base_url=tg.api_url + "/bot") as bot:
+        setup.server.reviews.member_of = Members(bot).member_of
+        status, review = await setup.review(Person(2001, "Dan"), table.id)
+        assert status == 200 and review["you"] is None and review["frames"][0]["viewer"] == 0
+        assert (await setup.review(Person(2002, "Eve"), table.id))[0] == 404
+        assert (await setup.review(Person(2003, "Fay"), table.id))[0] == 404
     setup.server.reviews.member_of = None
     assert (await setup.review(Person(2001, "Dan"), table.id))[0] == 404
+
+
+async def test_the_kept_analysis_expires_with_its_game_and_a_gone_games_is_not_kept(
+    setup: Setup, redis_url: str
+) -> None:
+    table = await finished(setup)
+    await setup.analysis(ALICE, table.id)
+    client = aioredis.Redis.from_url(redis_url)
+    try:
+        game_ttl, kept_ttl = await client.pttl(game_key(table.id)), await client.pttl(analysis_key(table.id))
+        assert 0 < kept_ttl <= game_ttl <= FINISHED_TTL * 1000
+        assert not await setup.s.storage.reviews.keep_analysis("nosuchgame", 1, {"plays": []})
+        assert not await client.exists(analysis_key("nosuchgame"))
+    finally:
+        await client.aclose()

@@ -3,7 +3,8 @@
 -- KEYS: [1] the game's analysis hash, [2] the game.
 -- ARGV: [1] the game's number in its series (the hash's field), [2] the analysis (JSON).
 -- Written only while the game is kept, and set to expire when the game does (its TTL at this moment): an
--- analysis never outlives its game. Returns 1 if kept, 0 if the game is gone (nothing is written then).
+-- analysis never outlives its game.
+-- Returns 1 if kept, 0 if the game is gone (nothing is written then).
 
 local ttl = redis.call('PTTL', KEYS[2])
 if ttl == -2 then
