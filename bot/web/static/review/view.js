@@ -26,9 +26,14 @@ export function frames() { return R.review ? R.review.frames.length : 0; }
 
 function sideWord(side) { return t(side === 0 ? "white" : "black"); }
 
-function dice(play) { return play.dice.join("-"); }
+// A run written left to right (a play "13/7 8/7*", dice "6-5", a loss "−0.154", a mark "?!") kept so inside
+// a page read from the right: between Unicode's left-to-right isolate and its pop (nothing on a page read
+// from the left).
+function ltr(text) { return S.dir === "rtl" ? "\u2066" + text + "\u2069" : text; }
 
-function loss(value) { return value.toFixed(3); }
+function dice(play) { return ltr(play.dice.join("-")); }
+
+function loss(value) { return ltr(value.toFixed(3)); }
 
 // What frame `k` is, in words: the start, "Play 12 of 87: Black 6-5 13/7 13/8", the result.
 export function saying(k) {
@@ -36,8 +41,9 @@ export function saying(k) {
   if (k === 0) { return t("start"); }
   if (k > plays.length) { return review.result; }
   var play = plays[k - 1], judged = R.judged[play.n];
-  var text = t("playOf", { n: k, total: plays.length, side: sideWord(play.side), dice: dice(play), play: play.text });
-  return judged && judged.mark ? text + " " + judged.mark : text;
+  var text = t("playOf", { n: k, total: plays.length, side: sideWord(play.side), dice: dice(play),
+    play: ltr(play.text) });
+  return judged && judged.mark ? text + " " + ltr(judged.mark) : text;
 }
 
 export function render(review, handlers) {
@@ -63,7 +69,7 @@ export function render(review, handlers) {
     html("span", "no", button, String(play.n));
     html("span", "swatch " + (play.side === 0 ? "white" : "black"), button).setAttribute("aria-hidden", "true");
     html("span", "dice", button, dice(play));
-    html("span", "text", button, play.text);
+    html("span", "text", button, ltr(play.text));
     html("span", "mark", button, play.forced ? t("forced") : "");
     html("span", "loss", button, "");
     button.addEventListener("click", function () { handlers.go(i + 1); });
@@ -91,8 +97,8 @@ export function renderAnalysis(analysis, handlers) {
   document.querySelectorAll("#plays button.play").forEach(function (button) {
     var play = review.plays[+button.dataset.frame - 1], judged = R.judged[play.n];
     if (!judged) { return; }
-    button.querySelector(".mark").textContent = judged.mark;
-    button.querySelector(".loss").textContent = judged.loss > 0 ? "−" + loss(judged.loss) : "";
+    button.querySelector(".mark").textContent = judged.mark ? ltr(judged.mark) : "";
+    button.querySelector(".loss").textContent = judged.loss > 0 ? ltr("−" + judged.loss.toFixed(3)) : "";
     if (judged.mark) { button.classList.add("marked", judged.mark === "??" ? "blunder" : judged.mark === "?" ?
       "error" : "doubtful"); }
   });
@@ -196,7 +202,7 @@ export function show(k) {
   var better = $("better");
   if (judged && judged.loss > 0) {
     drawBetter(review.frames[k], judged.side, judged.best_moves);
-    better.textContent = t("better", { play: judged.best, loss: loss(judged.loss) });
+    better.textContent = t("better", { play: ltr(judged.best), loss: loss(judged.loss) });
     better.hidden = false;
   } else {
     drawBetter(review.frames[k], 0, []);
