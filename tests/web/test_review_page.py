@@ -287,6 +287,8 @@ def test_a_persian_review_runs_right_to_left(server: ReviewServer, desktop: Page
     forward = desktop.locator("#forward").bounding_box()
     assert back is not None and forward is not None and forward["x"] < back["x"]
     assert desktop.get_attribute("#forward", "aria-label") == "حرکت بعدی"
+    first = data["plays"][0]["text"]  # a play stays left to right inside the Persian words
+    assert desktop.text_content('#plays button[data-frame="1"] .text') == f"\u2066{first}\u2069"
     desktop.keyboard.press("ArrowLeft")  # forward, in a language read from the right
     assert frame(desktop) == 1 and (desktop.text_content("#now") or "").startswith("حرکت 1 از ")
     desktop.keyboard.press("ArrowRight")
