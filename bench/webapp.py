@@ -3,7 +3,9 @@
 
 Prints
 - the page weight: every file of the board page and the home (bot/web/static, the sandbox's start page
-  aside), raw and gzip-compressed at level 9 as the server sends it, and the home's own files alone;
+  and the review's own files aside), raw and gzip-compressed at level 9 as the server sends it, the home's
+  own files alone, and the review's own files (review.html, review.css, review/: it loads the board's
+  modules too);
 - the time to the home's first paint on the bot's server (the mark `nardy:first-home`: the player's home
   asked for with their initData, checked, read from Redis and drawn), desktop and phone;
 - the time to the first board in Debian's Chromium: from the navigation's start to the first state drawn
@@ -77,13 +79,18 @@ REVIEW_GOAL_MS = 1000.0
 REVIEW_PLAYS = 100  # the reviewed long game has at least this many plays
 
 
-def page_weight() -> dict[str, tuple[int, int]]:
+REVIEW_FILES = ("review.html", "review.css", "review/")  # the review's own files
+
+
+def page_weight(review: bool = False) -> dict[str, tuple[int, int]]:
     """file path under static/ -> (bytes, gzip level 9 bytes) for every file the page loads (index.html,
-    board.css, the modules of board/; the sandbox's start page aside)."""
+    board.css, the modules of board/; the sandbox's start page aside), or with `review` the review's own."""
     return {
-        path.relative_to(STATIC_DIR).as_posix(): (len(data), len(gzip.compress(data, 9, mtime=0)))
+        name: (len(data), len(gzip.compress(data, 9, mtime=0)))
         for path in sorted(STATIC_DIR.rglob("*"))
         if path.is_file() and path.relative_to(STATIC_DIR).parts[0] != "sandbox"
+        for name in [path.relative_to(STATIC_DIR).as_posix()]
+        if name.startswith(REVIEW_FILES) == review
         for data in [path.read_bytes()]
     }
 
@@ -372,6 +379,9 @@ def main() -> int:
     print(f"{'all':20} {total:7d} B  {total_gzip:6d} B gzip ({verdict} the goal of {WEIGHT_GOAL // 1024} KB)")
     home_raw, home_gzip = home_weight(weights)
     print(f"{'the home alone':20} {home_raw:7d} B  {home_gzip:6d} B gzip")
+    review = page_weight(review=True)
+    review_raw, review_gzip = sum(raw for raw, _ in review.values()), sum(p for _, p in review.values())
+    print(f"{'the review alone':20} {review_raw:7d} B  {review_gzip:6d} B gzip (with the board's modules)")
 
     context_of = multiprocessing.get_context("spawn")
     stub_end, stub_theirs = context_of.Pipe()

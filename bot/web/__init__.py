@@ -15,6 +15,7 @@ from pathlib import Path
 STATIC_DIR = Path(__file__).parent / "static"
 PAGE = STATIC_DIR / "index.html"  # a game's board
 HOME = STATIC_DIR / "home.html"  # the home: the player's games, a new game, their statistics
+REVIEW = STATIC_DIR / "review.html"  # a finished game's review: its plays, their analysis, its dice proof
 # The page's files by their suffix as served (the board's scripts are ES modules: a browser runs a module
 # only if it comes as JavaScript).
 CONTENT_TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html", ".svg": "image/svg+xml"}

@@ -22,7 +22,7 @@ from aiohttp import web
 from bot.config import WebAppConfig
 from bot.service.context import Services
 from bot.service.rates import Limits
-from bot.web import CONTENT_SECURITY_POLICY, CONTENT_TYPES, HOME, PAGE, STATIC_DIR
+from bot.web import CONTENT_SECURITY_POLICY, CONTENT_TYPES, HOME, PAGE, REVIEW, STATIC_DIR
 from bot.web.home import Home
 from bot.web.live import Live
 from bot.web.reviews import Reviews
@@ -199,11 +199,14 @@ class WebServer:
 
     async def _page(self, request: web.Request) -> web.StreamResponse:
         """A tournament's standings (static/tourney/) for a card's 📲 Standings (its Direct Link's start
-        parameter, which Telegram also puts in the URL) or ?tourney=<id>; a game's board when the address names
-        one; else the home (which opens what a Direct Link names)."""
+        parameter, which Telegram also puts in the URL) or ?tourney=<id>; a finished game's review for
+        ?review=GAME/N; a game's board when the address names one; else the home (which opens what a Direct
+        Link names, a review's `r<N>_<GAME>` among them)."""
         start = request.query.get("tgWebAppStartParam", "")
         if start.startswith(START_PREFIX) or "tourney" in request.query:
             return self.files["tourney/index.html"].response(request)
+        if "review" in request.query:
+            return self.files[REVIEW.name].response(request)
         page = PAGE if request.query.get("game") else HOME
         return self.files[page.name].response(request)
 

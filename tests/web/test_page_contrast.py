@@ -1,4 +1,4 @@
-"""The board page's colours, light and dark, read from board.css: every text against what it stands on
+"""The board page's colours (and the review's, review.css), light and dark, read from the CSS: every text against what it stands on
 meets WCAG 2.1's contrast (4.5:1 for text, 3:1 for large bold text such as the board's point numbers), where
 Telegram gives no theme of its own (its colours, --tg-*, are Telegram's: the page takes them as they are)."""
 
@@ -92,3 +92,37 @@ def test_the_pairs_name_the_colours_the_rules_use() -> None:
         for name in (text, background):
             if not name.startswith("#"):
                 assert f"var(--{name})" in CSS, name
+
+
+# The review page (review.css over board.css): its own colours on the board page's backgrounds.
+REVIEW_CSS = (STATIC_DIR / "review.css").read_text(encoding="utf-8")
+REVIEW_PAIRS = [
+    ("link", "page-bg", TEXT, "the Home link"),
+    ("link", "panel", TEXT, "the downloads, the proof's 'verified'"),
+    ("danger", "panel", TEXT, "the proof's failed check"),
+    ("better", "page-bg", TEXT, "the better play written under the board"),
+    ("mark-bad", "panel", TEXT, "a play's mark in the list"),
+    ("mark-bad", "panel-turn", TEXT, "the mark of the play shown"),
+    ("hint", "panel", TEXT, "a play's loss, the figures' labels"),
+    ("text", "panel-turn", TEXT, "the play shown in the list"),
+]
+
+
+def review_variables(selector: str) -> dict[str, str]:
+    start = REVIEW_CSS.index(selector + " {")
+    body = REVIEW_CSS[start : REVIEW_CSS.index("}", start)]
+    return {name: value.strip() for name, value in re.findall(r"--([\w-]+):\s*([^;]+);", body)}
+
+
+@pytest.mark.parametrize("theme", sorted(THEMES))
+def test_every_text_of_the_review_stands_out_from_its_background(theme: str) -> None:
+    colours = THEMES[theme] | review_variables(":root")
+    if theme == "dark":
+        colours |= review_variables(':root[data-theme="dark"]')
+    low = []
+    for text, background, least, where in REVIEW_PAIRS:
+        ratio = contrast(colours[text], colours[background])
+        if ratio < least:
+            low.append(f"{where}: {text} on {background} is {ratio:.2f}:1, under {least}:1")
+        assert f"var(--{text})" in REVIEW_CSS + CSS
+    assert low == [], f"{theme}: {low}"

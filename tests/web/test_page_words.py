@@ -2,7 +2,9 @@
 bot/web/words.py, sent in the person's language in the welcome; the English it shows before the welcome is
 those ids; every word its scripts ask for is one of them; the fonts its CSS names hold every letter of every
 language; and in Chromium a Ukrainian page shows Ukrainian words and a Persian page runs right to left
-around a board drawn as in any other language."""
+around a board drawn as in any other language. The review page likewise: every word its scripts (and the
+board's drawing it reuses) ask for is in bot/web/review_words.py, translated in every catalogue, and held
+by the fonts."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import pytest
 
 from bot.i18n import LANGUAGES, RIGHT_TO_LEFT, texts
 from bot.web import STATIC_DIR
+from bot.web.review_words import REVIEW_WORDS, review_words
 from bot.web.words import PAGE_WORDS, direction, page_words
 from testkit.browser import DESKTOP, StubServer, StubTable, checker_centre, open_board
 
@@ -25,6 +28,7 @@ if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
 BOARD = STATIC_DIR / "board"
+REVIEW = STATIC_DIR / "review"
 
 
 def scripts() -> dict[str, str]:
@@ -69,6 +73,62 @@ def test_the_page_words_of_each_language_come_from_its_catalogue(lang: str) -> N
     assert direction(lang) == ("rtl" if lang in RIGHT_TO_LEFT else "ltr")
 
 
+def review_asks() -> set[str]:
+    """Every key of a word the review's scripts and the board's drawing (draw.js) ask for: t("key"),
+    t(a ? "key" : "key"), the keys of view.js's tables (STEP_LABELS, FIGURES, PROOF_LINES), the downloads'
+    kinds (t(d.kind)) and the proof's failed checks (t(answer.failed))."""
+    texts_ = [path.read_text(encoding="utf-8") for path in sorted(REVIEW.glob("*.js"))]
+    texts_.append(scripts()["draw.js"])
+    asked: set[str] = set()
+    for text in texts_:
+        asked |= set(re.findall(r'\bt\("(\w+)"', text))
+        for pair in re.findall(r'\bt\(\w[^()]*\? "(\w+)" : "(\w+)"\)', text):
+            asked |= set(pair)
+        asked |= set(re.findall(r'spoken\([^;]*?"(\w+)", \{', text, re.S))
+        for table in re.findall(r"const (?:STEP_LABELS|FIGURES|PROOF_LINES) = (\[.*?\]);", text, re.S):
+            asked |= set(re.findall(r'\["(\w+)"' if table.startswith("[[") else r'"(\w+)"', table))
+        asked |= set(re.findall(r'failed: "(\w+)"', text))
+    asked |= {"mat", "txt", "json"}  # the downloads' kinds (the contract's)
+    return asked
+
+
+def test_every_word_the_review_asks_for_is_in_its_catalogue() -> None:
+    asked = review_asks()
+    # the reading above still reads: plain keys, a ternary, the figures' and the proof's tables, the
+    # failed checks, the board's drawing
+    assert {
+        "playOf",
+        "pause",
+        "autoplay",
+        "blunders",
+        "commitment",
+        "failRoll",
+        "noCrypto",
+        "onPoint",
+    } <= asked
+    assert {"white", "black", "board", "borneOff", "errorRate", "clients"} <= asked
+    assert asked - set(REVIEW_WORDS) == set()
+
+
+def test_the_reviews_board_words_are_the_board_pages_message_ids() -> None:
+    shared = set(REVIEW_WORDS) & set(PAGE_WORDS)
+    assert {"board", "white", "black", "onPoint", "onBar", "borneOff", "you"} <= shared
+    assert {key: REVIEW_WORDS[key] for key in shared} == {key: PAGE_WORDS[key] for key in shared}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_review_words_of_each_language_come_from_its_catalogue(lang: str) -> None:
+    words = review_words(lang)
+    assert set(words) == set(REVIEW_WORDS)
+    t = texts(lang)
+    assert words == {key: t.gettext(message) for key, message in REVIEW_WORDS.items()}
+    if lang != "en":
+        same = {
+            key for key, word in words.items() if word == REVIEW_WORDS[key] and re.search("[a-z]{3}", word)
+        }
+        assert same <= {"onBar"}, f"{lang}: left in English: {same}"
+
+
 # ---------------------------------------------------------------------- fonts
 
 
@@ -85,6 +145,11 @@ def test_the_page_and_the_board_use_the_one_font_stack() -> None:
     assert not re.search(r"font(?:-family)?:[^;]*\bsans-serif", css.split("--font:")[1].split(";", 1)[1])
     stack = font_stack()
     assert stack[-1] == "sans-serif" and "DejaVu Sans" in stack
+
+
+# What the review's scripts and page show besides its words: the step buttons' symbols, the marks, the
+# proof's verdict, the loss's minus sign.
+REVIEW_SYMBOLS = ("« ‹ ▶ ❚❚ › »", "?! ? ??", "✓ ✗", "−0.154")
 
 
 @cache
@@ -115,7 +180,7 @@ def test_the_fonts_of_the_stack_installed_here_hold_every_letter_of_the_page(lan
         pytest.skip("none of the page's fonts is installed here")
     missing = {
         f"U+{ord(ch):04X} {unicodedata.name(ch, '?')}"
-        for word in page_words(lang).values()
+        for word in [*page_words(lang).values(), *review_words(lang).values(), *REVIEW_SYMBOLS]
         for ch in re.sub(r"\{\w+\}", "", word)
         if unicodedata.category(ch)[0] in "LMNPZ" and ord(ch) not in held
     }
