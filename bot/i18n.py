@@ -23,6 +23,7 @@ from __future__ import annotations
 import gettext
 import io
 import sys
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,13 @@ def texts(language_code: str | None) -> Texts:
     """The texts for a Telegram language code (or for one of LANGUAGES)."""
     lang = language_of(language_code)
     return Texts(lang, _catalog(lang))
+
+
+def translate_all(words: Mapping[str, str], lang: str) -> dict[str, str]:
+    """Each message id of `words` translated into `lang` (one of LANGUAGES), by its key: a web page's
+    words (bot/web/words.py and its neighbours), sent to the page in its person's language."""
+    t = texts(lang)
+    return {key: t.gettext(message) for key, message in words.items()}
 
 
 # ---------------------------------------------------------------------- build time (babel)

@@ -7,9 +7,7 @@ stay in it: the page fills them. Pure: no I/O."""
 
 from __future__ import annotations
 
-from functools import cache
-
-from bot.i18n import N_, texts
+from bot.i18n import N_, translate_all
 
 # The review page's words by the key its scripts use (../board/strings.js t(key)).
 REVIEW_WORDS: dict[str, str] = {
@@ -71,10 +69,4 @@ REVIEW_WORDS: dict[str, str] = {
 
 def review_words(lang: str) -> dict[str, str]:
     """Every word of the review page in `lang` (one of bot.i18n.LANGUAGES), by its key."""
-    return dict(_translated(lang))
-
-
-@cache
-def _translated(lang: str) -> tuple[tuple[str, str], ...]:
-    t = texts(lang)
-    return tuple((key, t.gettext(message)) for key, message in REVIEW_WORDS.items())
+    return translate_all(REVIEW_WORDS, lang)

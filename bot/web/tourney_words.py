@@ -4,9 +4,7 @@ answer. A word's {placeholders} stay in it: the page fills them. Pure: no I/O.""
 
 from __future__ import annotations
 
-from functools import cache
-
-from bot.i18n import N_, texts
+from bot.i18n import N_, translate_all
 
 TOURNEY_WORDS: dict[str, str] = {
     "standings": N_("Standings"),
@@ -26,10 +24,4 @@ TOURNEY_WORDS: dict[str, str] = {
 
 def tourney_words(lang: str) -> dict[str, str]:
     """Every word of the standings page in `lang` (one of bot.i18n.LANGUAGES), by its key."""
-    return dict(_translated(lang))
-
-
-@cache
-def _translated(lang: str) -> tuple[tuple[str, str], ...]:
-    t = texts(lang)
-    return tuple((key, t.gettext(message)) for key, message in TOURNEY_WORDS.items())
+    return translate_all(TOURNEY_WORDS, lang)

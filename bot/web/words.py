@@ -10,9 +10,7 @@ A word's {placeholders} stay in it: the page fills them (a cube's value, a point
 
 from __future__ import annotations
 
-from functools import cache
-
-from bot.i18n import N_, RIGHT_TO_LEFT, texts
+from bot.i18n import N_, RIGHT_TO_LEFT, translate_all
 
 # The page's words by the key its scripts use (strings.js t(key)).
 PAGE_WORDS: dict[str, str] = {
@@ -63,10 +61,4 @@ def direction(lang: str) -> str:
 
 def page_words(lang: str) -> dict[str, str]:
     """Every word of the page in `lang` (one of bot.i18n.LANGUAGES), by its key."""
-    return dict(_translated(lang))
-
-
-@cache
-def _translated(lang: str) -> tuple[tuple[str, str], ...]:
-    t = texts(lang)
-    return tuple((key, t.gettext(message)) for key, message in PAGE_WORDS.items())
+    return translate_all(PAGE_WORDS, lang)
