@@ -3,12 +3,10 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from bot.web import STATIC_DIR
-from tests.web.test_page_contrast import TEXT, contrast
+from tests.web.test_page_contrast import TEXT, contrast, themes
 
 CSS = (STATIC_DIR / "home.css").read_text(encoding="utf-8")
 
@@ -23,17 +21,7 @@ PAIRS = [
 ]
 
 
-def variables(selector: str) -> dict[str, str]:
-    start = CSS.index(selector + " {")
-    body = CSS[start : CSS.index("}", start)]
-    found = {}
-    for name, value in re.findall(r"--([\w-]+):\s*([^;]+);", body):
-        fallback = re.fullmatch(r"var\(--tg-[\w-]+,\s*(#[0-9a-fA-F]{6})\)", value.strip())
-        found[name] = fallback.group(1) if fallback else value.strip()
-    return found
-
-
-THEMES = {"light": variables(":root"), "dark": variables(":root") | variables(':root[data-theme="dark"]')}
+THEMES = themes(CSS)
 
 
 @pytest.mark.parametrize("theme", sorted(THEMES))

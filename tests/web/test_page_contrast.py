@@ -33,10 +33,10 @@ PAIRS = [
 ]
 
 
-def variables(selector: str) -> dict[str, str]:
-    """The custom properties a rule of board.css sets, each `var(--tg-x, #fallback)` read as its fallback."""
-    start = CSS.index(selector + " {")
-    body = CSS[start : CSS.index("}", start)]
+def variables(selector: str, css: str = CSS) -> dict[str, str]:
+    """The custom properties a rule of `css` sets, each `var(--tg-x, #fallback)` read as its fallback."""
+    start = css.index(selector + " {")
+    body = css[start : css.index("}", start)]
     found = {}
     for name, value in re.findall(r"--([\w-]+):\s*([^;]+);", body):
         fallback = re.fullmatch(r"var\(--tg-[\w-]+,\s*(#[0-9a-fA-F]{6})\)", value.strip())
@@ -44,10 +44,15 @@ def variables(selector: str) -> dict[str, str]:
     return found
 
 
-THEMES = {
-    "light": variables(":root"),
-    "dark": variables(":root") | variables(':root[data-theme="dark"]'),
-}
+def themes(css: str = CSS) -> dict[str, dict[str, str]]:
+    """The colours of `css`'s light and dark themes, by variable name."""
+    return {
+        "light": variables(":root", css),
+        "dark": variables(":root", css) | variables(':root[data-theme="dark"]', css),
+    }
+
+
+THEMES = themes()
 
 
 def luminance(colour: str) -> float:
@@ -108,17 +113,9 @@ REVIEW_PAIRS = [
 ]
 
 
-def review_variables(selector: str) -> dict[str, str]:
-    start = REVIEW_CSS.index(selector + " {")
-    body = REVIEW_CSS[start : REVIEW_CSS.index("}", start)]
-    return {name: value.strip() for name, value in re.findall(r"--([\w-]+):\s*([^;]+);", body)}
-
-
 @pytest.mark.parametrize("theme", sorted(THEMES))
 def test_every_text_of_the_review_stands_out_from_its_background(theme: str) -> None:
-    colours = THEMES[theme] | review_variables(":root")
-    if theme == "dark":
-        colours |= review_variables(':root[data-theme="dark"]')
+    colours = THEMES[theme] | themes(REVIEW_CSS)[theme]
     low = []
     for text, background, least, where in REVIEW_PAIRS:
         ratio = contrast(colours[text], colours[background])
