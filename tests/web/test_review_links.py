@@ -1,0 +1,131 @@
+"""The ways to a finished game's review from where the game ends: the board page's state names the game to
+review ("GAME/N") for its players and a group's watchers, a match's game that just ended included, while
+a game going on names none; and the analysis a player is likely to ask for next is worked out in the
+background as the game ends before their eyes (bot/service/reviews.py Analyses.warm), once, never while
+the analysis workers are busy, and never from a page that opened on a game already over."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+import pytest
+
+from bot.model.flow import ScriptedDice
+from bot.model.table import Person, Table
+from bot.service import games
+from bot.service.context import Services
+from bot.storage import Storage
+from bot.web.server import WebServer
+from engine import Game
+from testkit.web_client import (
+    PageSocket,
+    friend_game,
+    group_game,
+    init_data,
+    page_server,
+    page_socket,
+    played_out,
+    services,
+)
+
+ALICE, BOB, CAROL = Person(1001, "Alice"), Person(1002, "Bob"), Person(1003, "Carol")
+NOW = 1_800_000_000.0
+WAIT = 60.0  # seconds a background analysis may take on a loaded machine
+
+
+@dataclass
+class Setup:
+    s: Services
+    server: WebServer
+    http: aiohttp.ClientSession
+    works: list[str]
+    idle: list[bool]
+
+    def page(self) -> AbstractAsyncContextManager[PageSocket]:
+        return page_socket(self.http, f"ws://127.0.0.1:{self.server.port}/app/ws")
+
+    async def kept(self, table: Table, number: int = 1) -> dict[str, Any] | None:
+        return await self.s.storage.reviews.analysis(table.id, number)
+
+    async def until_kept(self, table: Table, number: int = 1) -> dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + WAIT
+        while loop.time() < deadline:
+            found = await self.kept(table, number)
+            if found is not None:
+                return found
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"no analysis of {table.id}/{number} kept within {WAIT} s (works: {self.works})")
+
+
+def init(who: Person) -> str:
+    return init_data(who.user_id, who.name, auth_date=NOW)
+
+
+@pytest.fixture
+async def setup(redis_url: str) -> AsyncIterator[Setup]:
+    storage = Storage.from_url(redis_url)
+    s = services(storage, ScriptedDice(seed=5), clock=lambda: NOW)
+    works: list[str] = []
+    idle = [True]
+
+    async def work(s: Services, game: Game) -> dict[str, Any]:  # a stand-in: the real one is the API's test
+        works.append(game.game)
+        await asyncio.sleep(0.05)
+        return {"depth": "expert", "plays": [], "sides": [], "chances": [], "turns": len(game.history)}
+
+    async with page_server(s) as server, aiohttp.ClientSession() as http:
+        server.reviews.analyses.work = work
+        server.reviews.analyses.idle = lambda: idle[0]
+        yield Setup(s, server, http, works, idle)
+    await storage.close()
+
+
+async def played_until(s: Services, table: Table, done: Callable[[Table], bool], seed: int = 1) -> Table:
+    """`table` played by both persons (the engine's beginner, seeded) until `done(table)`."""
+    from engine.ai import choose_play
+
+    rng = random.Random(seed)
+    for _ in range(4000):
+        if done(table):
+            return table
+        game = table.game
+        assert game.dice is not None, f"game {table.id} waits for no play: phase {game.phase}"
+        user = table.players[game.deciding].user_id
+        play = choose_play(game.rules, game.position, game.dice, "beginner", rng)
+        table = await games.play(s, table, user, table.version, tuple((m.src, m.die) for m in play.moves))
+        if table.moves:
+            table = await games.done(s, table, user, table.version)
+    raise AssertionError(f"game {table.id} did not get there in 4000 turns")
+
+
+# ---------------------------------------------------------------------- the state names the review
+
+
+async def test_a_finished_game_names_its_review_to_its_players_and_a_groups_watchers(setup: Setup) -> None:
+    table = await group_game(setup.s, -100500, ALICE, BOB)
+    async with setup.page() as alice, setup.page() as carol:
+        playing = await alice.hello(table.id, init(ALICE))
+        watching = await carol.hello(table.id, init(CAROL))
+        assert "review" not in playing and "review" not in watching  # nothing to review yet
+        over = await played_out(setup.s, table)
+        mine, theirs = await alice.state(over.version), await carol.state(over.version)
+    assert mine["review"] == theirs["review"] == f"{table.id}/1"
+    assert mine["you"] is not None and theirs["you"] is None
+
+
+async def test_a_matchs_game_that_just_ended_is_named_as_the_next_begins(setup: Setup) -> None:
+    table = await friend_game(setup.s, ALICE, BOB, "short.3")
+    async with setup.page() as page:
+        await page.hello(table.id, init(ALICE))
+        second = await played_until(setup.s, table, lambda t: t.number == 2)
+        state = await page.state(second.version)
+        assert not second.over and state["review"] == f"{table.id}/1"
+        later = await played_until(setup.s, second, lambda t: t.version > second.version)  # a play of game 2
+        assert later.number == 2 and "review" not in await page.state(later.version)
