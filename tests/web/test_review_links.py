@@ -10,19 +10,21 @@ import asyncio
 import random
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import aiohttp
 import pytest
 
+from bot.i18n import texts
 from bot.model.flow import ScriptedDice
 from bot.model.table import Person, Table
 from bot.service import games
 from bot.service.context import Services
 from bot.storage import Storage
+from bot.telegram.keyboards import WebAppLinks, board_markup
 from bot.web.server import WebServer
-from engine import Game
+from engine import Game, Side
 from testkit.web_client import (
     PageSocket,
     friend_game,
@@ -103,6 +105,33 @@ async def played_until(s: Services, table: Table, done: Callable[[Table], bool],
         if table.moves:
             table = await games.done(s, table, user, table.version)
     raise AssertionError(f"game {table.id} did not get there in 4000 turns")
+
+
+# ---------------------------------------------------------------------- the chat's board
+
+
+def test_a_finished_boards_button_opens_the_review_in_a_private_chat_and_by_direct_link_elsewhere() -> None:
+    links = WebAppLinks("https://nardy.example/app/", "nardybot", "play")
+    playing = Table("gAbCdEfGhI", "friend", Game.new("short"), (ALICE, BOB), "en", number=3)
+    over = replace(playing, game=playing.game.resign(Side.BLACK))
+    group = replace(over, mode="group", chat_id=-5)
+    en, ru = texts("en"), texts("ru")
+
+    def last(table: Table, t: Any = en) -> Any:
+        markup = board_markup(t, table, None, links)
+        assert markup is not None
+        return markup.inline_keyboard[-1][0]
+
+    live = last(playing)
+    assert live.text == "📲 Live board" and live.web_app.url == "https://nardy.example/app/?game=gAbCdEfGhI"
+    review = last(over)
+    assert (
+        review.text == "📲 Review" and review.web_app.url == "https://nardy.example/app/?review=gAbCdEfGhI/3"
+    )
+    assert last(over, ru).text == ru.gettext("📲 Review") != "📲 Review"
+    direct = last(group)
+    assert direct.web_app is None and direct.url == "https://t.me/nardybot/play?startapp=r3_gAbCdEfGhI"
+    assert WebAppLinks("https://nardy.example/app/", "nardybot").button(en, group) is None
 
 
 # ---------------------------------------------------------------------- the state names the review
