@@ -23,6 +23,7 @@ from bot.service import games
 from bot.service.context import Services
 from bot.storage import Storage
 from bot.telegram.keyboards import WebAppLinks, board_markup
+from bot.web.live import Live
 from bot.web.server import WebServer
 from engine import Game, Side
 from testkit.web_client import (
@@ -158,3 +159,97 @@ async def test_a_matchs_game_that_just_ended_is_named_as_the_next_begins(setup: 
         assert not second.over and state["review"] == f"{table.id}/1"
         later = await played_until(setup.s, second, lambda t: t.version > second.version)  # a play of game 2
         assert later.number == 2 and "review" not in await page.state(later.version)
+
+
+# ---------------------------------------------------------------------- the analysis ahead
+
+
+async def test_a_game_that_ends_before_its_players_page_has_its_analysis_kept_unasked(setup: Setup) -> None:
+    table = await friend_game(setup.s, ALICE, BOB)
+    async with setup.page() as alice:
+        await alice.hello(table.id, init(ALICE))
+        over = await played_out(setup.s, table)  # the chat's presses: the page hears them through Redis
+        await alice.state(over.version)
+        kept = await setup.until_kept(table)
+    assert kept["turns"] == len(over.game.history) and setup.works == ["short"]
+    url = f"http://127.0.0.1:{setup.server.port}/app/api/review?game={table.id}%2F1"
+    async with setup.http.get(url, headers={"Authorization": "tma " + init(BOB)}) as answer:
+        assert answer.status == 200 and (await answer.json())["analysis"] == kept  # the review reads it
+
+
+class FakePage:
+    def __init__(self, game: str, you: Side | None, shown: int) -> None:
+        self.game, self.you, self.lang, self.shown, self.ready = game, you, "en", shown, True
+        self.sent: list[str] = []
+
+    async def send(self, text: str) -> None:
+        self.sent.append(text)
+
+
+async def test_only_a_game_ending_before_a_players_eyes_is_told_for_its_analysis(redis_url: str) -> None:
+    storage = Storage.from_url(redis_url)
+    live = Live(storage)
+    told: list[tuple[str, int]] = []
+    live.ended = lambda table, number: told.append((table.id, number))
+    playing = Table("gAbCdEfGhI", "group", Game.new("short"), (ALICE, BOB), "en", chat_id=-5, version=7)
+    over = replace(playing, game=playing.game.resign(Side.BLACK), version=8)
+    watcher, opened = FakePage(over.id, None, 7), FakePage(over.id, Side.WHITE, -1)
+    for page in (watcher, opened):
+        await live.join(page)
+    await live.show(over)  # a watcher saw it end; a player's page opened on it over
+    await live.show(playing)
+    player = FakePage(over.id, Side.BLACK, 6)
+    await live.join(player)
+    await live.show(replace(playing, version=9))  # a change that ends nothing
+    assert told == [] and watcher.sent and opened.sent and player.sent
+    await live.show(replace(over, version=10))
+    assert told == [(over.id, 1)]
+    await storage.close()
+
+
+async def test_the_analysis_ahead_waits_for_idle_workers_runs_once_and_logs_its_failures(
+    setup: Setup, caplog: pytest.LogCaptureFixture
+) -> None:
+    analyses = setup.server.reviews.analyses
+    over = await played_out(setup.s, await friend_game(setup.s, ALICE, BOB))
+    setup.idle[0] = False
+    analyses.warm(over, 1)  # the workers are busy: nothing starts
+    assert not analyses._warming and await setup.kept(over) is None
+    setup.idle[0] = True
+    for _ in range(5):
+        analyses.warm(over, 1)
+    await asyncio.wait(analyses._warming, timeout=WAIT)
+    assert setup.works == ["short"] and await setup.kept(over) is not None
+    analyses.warm(over, 1)  # kept: read, not worked out again
+    await asyncio.wait(analyses._warming, timeout=WAIT)
+    assert setup.works == ["short"]
+
+    async def failing(s: Services, game: Game) -> dict[str, Any]:
+        raise RuntimeError("the engine broke")
+
+    analyses.work = failing
+    other = await played_out(setup.s, await friend_game(setup.s, ALICE, CAROL))
+    analyses.warm(other, 1)
+    await asyncio.wait(analyses._warming, timeout=WAIT)
+    assert await setup.kept(other) is None and "failed to be worked out ahead" in caplog.text
+
+
+async def test_the_analysis_ahead_is_cancelled_when_the_server_stops(redis_url: str) -> None:
+    storage = Storage.from_url(redis_url)
+    s = services(storage, ScriptedDice(seed=5), clock=lambda: NOW)
+    started = asyncio.Event()
+
+    async def endless(s: Services, game: Game) -> dict[str, Any]:
+        started.set()
+        await asyncio.Event().wait()
+        raise AssertionError("never")
+
+    async with page_server(s) as server:
+        server.reviews.analyses.work = endless
+        server.reviews.analyses.idle = lambda: True
+        over = await played_out(s, await friend_game(s, ALICE, BOB))
+        server.reviews.analyses.warm(over, 1)
+        tasks = set(server.reviews.analyses._warming)
+        await asyncio.wait_for(started.wait(), WAIT)
+    assert tasks and all(t.done() for t in tasks)
+    await storage.close()
