@@ -30,7 +30,7 @@ from bot.service.records import KINDS, PLAYERS_ONLY, named_game, record_file
 from bot.storage import Storage, StorageError
 from bot.views.board_view import replay_texts
 from bot.views.captions import names, variant_name
-from bot.workers.computer import ChancesRequest, Review, think
+from bot.workers.computer import ChancesRequest, ComputerBusy, Review, think
 from engine import Game, Side
 from engine.ai.analysis import Analysis, PlayReview, forced_turns, summarise
 from engine.fair_dice import FairSeeds, recorded_rolls
@@ -199,17 +199,58 @@ async def work_out(s: Services, game: Game) -> dict[str, Any]:
     return analysis_json(summarise(game, reviews, depth=DEPTH), tuple(found[0]))
 
 
+def analysts_idle(s: Services) -> bool:
+    """Whether an analysis worker is free now: the workers are there (no thread is spent on a guess) and
+    owe fewer requests than they are."""
+    pool = s.analysts
+    return pool is not None and pool.queued < pool.workers
+
+
 class Analyses:
     """Finished games' analyses of one process: read from Redis, else worked out once however many ask at
     the same time (the others wait for the same computation), then kept in Redis. `work` (tests count its
-    calls) works one out."""
+    calls) works one out; `idle` says whether a warm-up may start now (analysts_idle)."""
 
     def __init__(
         self, s: Services, work: Callable[[Services, Game], Awaitable[dict[str, Any]]] = work_out
     ) -> None:
         self.s = s
         self.work = work
+        self.idle: Callable[[], bool] = lambda: analysts_idle(s)
         self._running: dict[tuple[str, int], asyncio.Task[dict[str, Any]]] = {}
+        self._warming: set[asyncio.Task[None]] = set()
+
+    def warm(self, table: Table, number: int) -> None:
+        """Start working out game `number` of `table` in the background, for the review its player is
+        likely to open next (read from Redis then): not while the analysis workers are busy, not while it is
+        worked out already, not when it is kept. Errors are logged; stop() cancels it."""
+        if (table.id, number) in self._running or not self.idle():
+            return
+        task = asyncio.get_running_loop().create_task(
+            self._warm(table, number), name=f"analysis-warm-{table.id}/{number}"
+        )
+        self._warming.add(task)
+        task.add_done_callback(self._warming.discard)
+
+    async def _warm(self, table: Table, number: int) -> None:
+        name = f"{table.id}/{number}"
+        try:
+            seen = Seen(table, number, flow.finished_game(table, number), None)
+            await self.get(seen)
+        except asyncio.CancelledError:
+            raise
+        except (Refused, ComputerBusy, StorageError) as err:
+            log.info("the analysis of %s was not worked out ahead: %s", name, err)
+        except Exception:
+            log.exception("the analysis of %s failed to be worked out ahead", name)
+
+    async def stop(self, timeout: float = 1.0) -> None:
+        """Cancel the analyses under way (the server stops): a page asks again where it must."""
+        tasks = [*self._warming, *self._running.values()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout)
 
     async def kept(self, seen: Seen) -> dict[str, Any] | None:
         """The analysis kept in Redis, or None (StorageError if Redis cannot be read)."""

@@ -36,6 +36,7 @@ def move_label(t: Texts, move: Move, with_die: bool = False) -> str:
 
 
 LIVE_BOARD = N_("📲 Live board")
+REVIEW = N_("📲 Review")  # a finished game's board: its review on the page
 OPEN_HOME = N_("📲 Open the Mini App")
 PRIVATE_MODES = ("friend", "computer", "match")  # games whose boards are in the players' private chats
 
@@ -51,12 +52,18 @@ class WebAppLinks:
     name: str | None = None
 
     def button(self, t: Texts, table: Table) -> InlineKeyboardButton | None:
-        label = t.gettext(LIVE_BOARD)
+        """The live board's button; once the game is over, its review's (the page's ?review=GAME/N, a
+        Direct Link's startapp r<N>_<GAME>)."""
+        if table.over:
+            label = t.gettext(REVIEW)
+            page, start = f"review={table.id}/{table.number}", f"r{table.number}_{table.id}"
+        else:
+            label, page, start = t.gettext(LIVE_BOARD), f"game={table.id}", f"g{table.id}"
         if table.mode in PRIVATE_MODES:
-            return InlineKeyboardButton(label, web_app=WebAppInfo(f"{self.url}?game={table.id}"))
+            return InlineKeyboardButton(label, web_app=WebAppInfo(f"{self.url}?{page}"))
         if self.name is None:
             return None
-        return InlineKeyboardButton(label, url=f"https://t.me/{self.bot}/{self.name}?startapp=g{table.id}")
+        return InlineKeyboardButton(label, url=f"https://t.me/{self.bot}/{self.name}?startapp={start}")
 
     def home_button(self, t: Texts, private: bool) -> InlineKeyboardButton | None:
         """The button that opens the Mini App's home: a web_app button in a private chat, a Direct Link

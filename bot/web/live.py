@@ -16,14 +16,14 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
 from bot.model.table import Table
 from bot.observe.metrics import current
 from bot.storage import Storage, StorageError
 from bot.storage.live import LiveFeed
-from bot.web.states import state_of
+from bot.web.states import reviewed, state_of
 from engine import Side
 
 log = logging.getLogger(__name__)
@@ -68,6 +68,9 @@ class Live:
         self._retry_first = retry_first
         self.loads = 0  # tables loaded to show a change heard (tests, bench)
         self.connected = asyncio.Event()  # set while the feed listens
+        # told (table, number) when a player's page is sent the end of game `number` (the server warms its
+        # analysis: bot/service/reviews.py Analyses.warm)
+        self.ended: Callable[[Table, int], None] | None = None
 
     # ------------------------------------------------------------------ pages
 
@@ -119,8 +122,10 @@ class Live:
             self._want(page.game, heard)
 
     async def show(self, table: Table, only: Page | None = None) -> None:
-        """Send `table` to each ready page of its game (or `only` that one) that shows an older version."""
+        """Send `table` to each ready page of its game (or `only` that one) that shows an older version; a
+        game that ended before a player's eyes (their page showed it going on) is told to `ended`."""
         states: dict[tuple[Side | None, str], str] = {}
+        watched = False
         for page in list(self._pages.get(table.id, ())) if only is None else [only]:
             if not page.ready or page.shown >= table.version:
                 continue
@@ -128,9 +133,14 @@ class Live:
             text = states.get(key)
             if text is None:
                 text = states[key] = state_text(table, page.you, page.lang)
+            watched = watched or (page.you is not None and page.shown >= 0)
             page.shown = table.version  # before the send: a later table never goes out before it
             await page.send(text)
             pushed(table)
+        if watched and self.ended is not None:
+            name = reviewed(table)
+            if name is not None:
+                self.ended(table, int(name.rsplit("/", 1)[1]))
 
     # ------------------------------------------------------------------ what the feed hears
 

@@ -127,9 +127,11 @@ def state_message(
     actions: Sequence[str] = (),
     message: str = "",
     clock: dict[str, Any] | None = None,
+    review: str | None = None,
 ) -> dict[str, Any]:
     """A `state`: `view` from view_json, the steps and actions of `you` now (none for a watcher, you=None),
-    and a live game's `clock` (clock_json)."""
+    a live game's `clock` (clock_json) and the finished game the page may open the review of, `review`
+    ("GAME/N", bot/service/records.py named_game)."""
     unknown = [a for a in actions if a not in ACTIONS]
     if unknown:
         raise ValueError(f"unknown actions {unknown} for game {game_id!r}")
@@ -147,6 +149,8 @@ def state_message(
         out["message"] = message
     if clock is not None:
         out["clock"] = clock
+    if review is not None:
+        out["review"] = review
     return out
 
 

@@ -35,6 +35,7 @@ REVIEW_WORDS: dict[str, str] = {
     "decisions": N_("Decisions"),
     "better": N_("Better: {play} (lost {loss})"),
     "bestPlay": N_("The best play"),
+    "showBetter": N_("Show the better play"),  # on the position before the play (key B; pressed again: back)
     "graph": N_("White's chance to win"),
     # the record's files
     "downloads": N_("Downloads"),

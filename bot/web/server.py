@@ -113,6 +113,7 @@ class WebServer:
         self.sockets = Sockets(services, self.live, signer, limits, clock)
         self.home = Home(self.sockets)
         self.reviews = Reviews(self.sockets)  # its member_of: the Telegram front's (bot/app.py)
+        self.live.ended = self.reviews.analyses.warm  # a game ended before a player: its analysis ahead
         self._origin = origin  # None: the server's own local address once bound (the sandbox)
         self.config: WebAppConfig | None = None  # the bot's NARDY_WEBAPP_* (None: the sandbox's server)
         self.app = web.Application()
@@ -186,6 +187,7 @@ class WebServer:
         except TimeoutError:
             log.warning("stopping: the board pages' sockets did not close in time")
         await self.live.stop(left() / 3)
+        await self.reviews.analyses.stop(left() / 4)
         try:
             await asyncio.wait_for(runner.cleanup(), left())
         except TimeoutError:

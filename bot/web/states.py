@@ -76,6 +76,19 @@ def clock(table: Table) -> dict[str, Any] | None:
     return clock_json(found.left(at), running, found.delay_left(at) if running is not None else 0.0, at)
 
 
+def reviewed(table: Table) -> str | None:
+    """The finished game of `table` whose review the page offers, "GAME/N": the game itself once it is
+    over; in a match, the game that just ended while the change that began the next one is the last (its
+    "next" event); else None. The review checks who may see it (bot/service/reviews.py)."""
+    if table.over:
+        return f"{table.id}/{table.number}"
+    began = any(e.get("k") == "next" and e.get("n") == table.number for e in table.events)
+    before = table.proof
+    if began and before is not None and before.get("number") == table.number - 1:
+        return f"{table.id}/{table.number - 1}"
+    return None
+
+
 def state_of(table: Table, you: Side | None, lang: str, note: str = "") -> dict[str, Any]:
     """The `state` of `table` for `you` (None: a watcher), in `lang`; `note` (a hint, say) ends its message."""
     t = texts(lang)
@@ -94,4 +107,5 @@ def state_of(table: Table, you: Side | None, lang: str, note: str = "") -> dict[
         actions(table, you),
         message,
         clock(table),
+        reviewed(table),
     )

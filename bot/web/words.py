@@ -38,6 +38,7 @@ PAGE_WORDS: dict[str, str] = {
     "resign": N_("Resign"),
     "hint": N_("Hint"),
     "rematch": N_("Rematch"),
+    "review": N_("Game review"),  # the link to a finished game's review (static/review.html)
     # resigning asks first
     "confirm": N_("Do you really want to resign this game?"),
     "yes": N_("Yes, resign"),

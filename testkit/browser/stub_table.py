@@ -184,7 +184,10 @@ class StubTable:
             steps = steps_json(game.game, you, self.step_now().next_moves)
         view = view_json(self.view(viewer), self.score, self.match_to)
         actions = self.actions(you) if you is not None else []
-        return state_message(self.id, self.version, self.lang, you, view, steps, actions, message, self.clock)
+        review = f"{self.id}/1" if game.is_over else None  # the finished game's review, as bot/web/states.py
+        return state_message(
+            self.id, self.version, self.lang, you, view, steps, actions, message, self.clock, review
+        )
 
     # ---------------------------------------------------------------- presses
 

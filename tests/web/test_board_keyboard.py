@@ -78,3 +78,18 @@ def test_the_boards_stacks_are_labelled_for_screen_readers(server: StubServer, d
     hidden = desktop.locator('#board .checker[data-point][data-index="1"]').first.get_attribute("aria-hidden")
     assert hidden == "true"  # one label a stack, not one a checker
     assert desktop.get_attribute("#board", "role") == "group"
+
+
+def test_a_finished_games_review_is_a_link_reached_by_keyboard(server: StubServer, desktop: Page) -> None:
+    server.add(StubTable.start("g", "short", (6, 1)))
+    open_board(desktop, server, "g")
+    assert desktop.locator("#buttons a.review").count() == 0  # no review while the game goes on
+    tab_to(desktop, "document.activeElement.dataset.action === 'resign'")
+    desktop.keyboard.press("Enter")
+    desktop.keyboard.press("Shift+Tab")  # from "No, play on" to "Yes, resign"
+    desktop.keyboard.press("Enter")
+    desktop.wait_for_selector("#buttons a.review")  # the game is over
+    tab_to(desktop, "document.activeElement.classList.contains('review')")
+    assert desktop.evaluate(FOCUSED).endswith("Game review")
+    href = desktop.evaluate("document.activeElement.href")
+    assert "?review=g%2F1" in href and href.startswith(server.url), href

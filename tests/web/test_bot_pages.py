@@ -184,7 +184,10 @@ def test_a_whole_short_game_against_the_computer_by_tap_on_a_phone(
     web.settle()
     final = tg.message(carol.id, board.message_id)
     assert is_over(final) and "wins" in (final.caption or ""), final.caption  # the chat's board followed
-    assert final.buttons[-1]["text"] == LIVE
+    game = game_of(url)  # the finished board's 📲 opens the game's review, the page offers it too
+    assert web.webapp is not None and final.buttons[-1]["text"] == "📲 Review"
+    assert final.buttons[-1]["web_app"] == {"url": f"{web.webapp.url}?review={game}/1"}
+    assert phone.get_attribute("#buttons a.review", "data-game") == f"{game}/1"
     assert not web.errors.records, web.errors.messages()
 
 

@@ -154,6 +154,50 @@ def test_the_better_play_is_drawn_on_a_play_that_lost_equity_and_not_on_one_that
     assert desktop.text_content(f'#plays button[data-frame="{forced["n"]}"] .mark') == "forced"
 
 
+def test_the_better_play_is_shown_on_the_position_before_the_play_by_key_b_until_a_step(
+    server: ReviewServer, desktop: Page
+) -> None:
+    data = server.add(review())
+    frames, judged = data["frames"], data["analysis"]["plays"]
+    lost = next(j for j in judged if j["loss"] > 0.05 and len(j["best_moves"]) >= 2)
+    none = next(j for j in judged if j["loss"] == 0)
+    k = lost["n"]
+    open_review(desktop, server, GAME)
+    assert desktop.is_hidden("#show-better")  # the start: no play, nothing to show
+    for _ in range(k):
+        desktop.keyboard.press("ArrowRight")
+    arrows = desktop.locator("#board .layer-better .better-arrow")
+    assert frame(desktop) == k and checkers(desktop) == frames[k]["points"]
+    toggle = "#show-better"
+    assert desktop.text_content(toggle) == "Show the better play"
+    assert desktop.get_attribute(toggle, "aria-pressed") == "false"
+    desktop.keyboard.press("b")  # the position before the play, its dice to play, the better play's arrows
+    assert desktop.get_attribute("#board", "data-before") == "1" and frame(desktop) == k
+    assert checkers(desktop) == frames[k - 1]["points"] != frames[k]["points"]
+    assert desktop.get_attribute(toggle, "aria-pressed") == "true"
+    assert [
+        (int(a.get_attribute("data-src") or -1), int(a.get_attribute("data-dst") or -1)) for a in arrows.all()
+    ] == [(m["src"], m["dst"]) for m in lost["best_moves"]]
+    desktop.keyboard.press("B")  # back to the play made
+    assert desktop.get_attribute("#board", "data-before") == "0" and checkers(desktop) == frames[k]["points"]
+    assert desktop.get_attribute(toggle, "aria-pressed") == "false" and arrows.count() == len(
+        lost["best_moves"]
+    )
+    desktop.keyboard.press("b")
+    desktop.keyboard.press("ArrowRight")  # a step lets go: the next play as it was made
+    desktop.keyboard.press("ArrowLeft")
+    assert frame(desktop) == k and desktop.get_attribute("#board", "data-before") == "0"
+    assert checkers(desktop) == frames[k]["points"]
+    tab_to(desktop, "show-better")  # a stop of the Tab order while shown; Enter presses it
+    desktop.keyboard.press("Enter")
+    assert desktop.get_attribute("#board", "data-before") == "1"
+    assert desktop.get_attribute(toggle, "aria-pressed") == "true"
+    desktop.click(f'#plays button[data-frame="{none["n"]}"]')  # a play that lost nothing: no toggle, B idle
+    desktop.keyboard.press("b")
+    assert desktop.is_hidden(toggle) and desktop.get_attribute("#board", "data-before") == "0"
+    assert checkers(desktop) == frames[none["n"]]["points"]
+
+
 def test_clicking_the_graph_jumps_to_that_play(server: ReviewServer, desktop: Page, phone: Page) -> None:
     data = server.add(review())
     count = len(data["frames"])

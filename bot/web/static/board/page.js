@@ -70,14 +70,28 @@ function label(action, view) {
 function drawButtons() {
   var box = $("buttons"), state = S.state;
   clear(box);
-  if (!state || state.you === null) { return; }
-  BUTTONS.forEach(function (action) {
-    if ((state.actions || []).indexOf(action) < 0) { return; }
-    var b = html("button", "action " + action, box, label(action, state.view));
-    b.type = "button";
-    b.setAttribute("data-action", action);
-    b.disabled = !interactive();
-  });
+  if (!state) { return; }
+  if (state.you !== null) {
+    BUTTONS.forEach(function (action) {
+      if ((state.actions || []).indexOf(action) < 0) { return; }
+      var b = html("button", "action " + action, box, label(action, state.view));
+      b.type = "button";
+      b.setAttribute("data-action", action);
+      b.disabled = !interactive();
+    });
+  }
+  if (typeof state.review === "string" && state.review) { drawReviewLink(box, state.review); }
+}
+
+// The finished game's review (static/review.html, "GAME/N"), a player's and a watcher's (the review checks
+// who may see it): a link in the page's folder, Telegram's launch data kept.
+function drawReviewLink(box, game) {
+  var to = new URL("./", location.href);
+  to.search = "?review=" + encodeURIComponent(game);
+  to.hash = location.hash;
+  var link = html("a", "action review", box, (S.dir === "rtl" ? "\u25C2 " : "\u25B8 ") + t("review"));
+  link.href = to.href;
+  link.setAttribute("data-game", game);
 }
 
 export function toast(text) {

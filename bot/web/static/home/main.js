@@ -164,7 +164,7 @@ function openStartParam(param) {
   if (seen) { return false; }
   // A review's link, r<N>_<GAME> (a game id's 10 characters: no game id or invitation token has this shape),
   // once per launch as a game is: back from the review is the home
-  var review = /^r(\d{1,3})_([A-Za-z0-9_-]{10})$/.exec(param);
+  var review = /^r(\d{1,6})_([A-Za-z0-9_-]{10})$/.exec(param);
   if (review) {
     location.replace("?review=" + encodeURIComponent(review[2] + "/" + review[1]) + location.hash);
     return true;

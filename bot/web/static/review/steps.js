@@ -1,10 +1,11 @@
 /* Stepping through the review: the first / back / autoplay / forward / last buttons, the keys (ArrowLeft and
  * ArrowRight mirrored on a right-to-left page, Home, End, Space for autoplay; ArrowUp and ArrowDown move
- * along the list of plays, Enter there jumps to the play), autoplay one frame a second until the end. */
+ * along the list of plays, Enter there jumps to the play; B shows the better play on the position before
+ * the play, and back), autoplay one frame a second until the end. */
 
 import { S } from "../board/state.js";
 import { $ } from "../board/dom.js";
-import { autoplayShown, frames, R, show } from "./view.js";
+import { autoplayShown, frames, R, show, toggleBefore } from "./view.js";
 
 const AUTOPLAY_MS = 1000;
 
@@ -36,6 +37,7 @@ export function wire() {
   $("forward").addEventListener("click", by(1));
   $("last").addEventListener("click", to("end"));
   $("autoplay").addEventListener("click", toggleAutoplay);
+  $("show-better").addEventListener("click", function () { stop(); toggleBefore(); });
   document.addEventListener("keydown", keyed);
 }
 
@@ -50,6 +52,7 @@ function keyed(event) {
     case "Home": action = to("start"); break;
     case "End": action = to("end"); break;
     case " ": case "Spacebar": if (!onControl) { action = toggleAutoplay; } break;
+    case "b": case "B": if (tag !== "INPUT" && tag !== "TEXTAREA") { action = function () { stop(); toggleBefore(); }; } break;
     case "ArrowDown": case "ArrowUp":
       if (target && target.closest && target.closest("#plays")) {
         action = function () { along(target, event.key === "ArrowDown" ? 1 : -1); };

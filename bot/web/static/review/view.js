@@ -19,8 +19,9 @@ const FIGURES = [["errorRate", "error_rate"], ["doubtful", "doubtful"], ["errors
   ["blunders", "blunders"], ["decisions", "decisions"]];
 const PROOF_LINES = ["commitment", "seed", "parts", "clients"];
 
-// The review shown (its JSON), the frame shown, each play's analysis by its number, autoplay's timer.
-export const R = { review: null, frame: 0, judged: {}, timer: 0 };
+// The review shown (its JSON), the frame shown, each play's analysis by its number, autoplay's timer, and
+// whether the better play is shown on the position before the play (`before`: until the next step).
+export const R = { review: null, frame: 0, judged: {}, timer: 0, before: false };
 
 export function frames() { return R.review ? R.review.frames.length : 0; }
 
@@ -54,6 +55,7 @@ export function render(review, handlers) {
   $("home").textContent = t("home");
   $("plays-title").textContent = t("plays");
   $("analysis-title").textContent = t("analysis");
+  $("show-better").textContent = t("showBetter");
   STEP_LABELS.forEach(function (key) {
     $(key).setAttribute("aria-label", t(key));
     $(key).title = t(key);
@@ -186,30 +188,50 @@ function renderProof(proof) {
   });
 }
 
-// Frame `k` everywhere: the board, the spoken line, the list, the graph, the better play.
+// The position before play `k` (frame k - 1's checkers) with that play's dice to play: where the better
+// play's arrows start from checkers that are still there.
+function before(k, play) {
+  var view = Object.assign({}, R.review.frames[k - 1]);
+  view.dice = play.dice.slice();
+  view.dice_used = [];
+  view.last_move = [];
+  view.last_mover = null;
+  view.to_move = play.side;
+  view.winner = null;
+  return view;
+}
+
+// Frame `k` everywhere: the board, the spoken line, the list, the graph, the better play (drawn on the
+// position after the play made, or before it while "Show the better play" is pressed: a step lets go).
 export function show(k) {
   var review = R.review, n = review.frames.length;
   k = Math.max(0, Math.min(n - 1, k));
+  if (k !== R.frame) { R.before = false; }
   R.frame = k;
-  S.state = { view: review.frames[k], version: k, you: null, steps: [] };
+  var play = k >= 1 && k <= review.plays.length ? review.plays[k - 1] : null;
+  var judged = play ? R.judged[play.n] : null;
+  var lost = !!(judged && judged.loss > 0), earlier = lost && R.before;
+  var view = earlier ? before(k, play) : review.frames[k];
+  S.state = { view: view, version: k, you: null, steps: [] };
   drawBoard();
   var board = $("board");
   board.setAttribute("data-frame", String(k));
+  board.setAttribute("data-before", earlier ? "1" : "0");
   var words = saying(k);
   $("now").textContent = words;
-  var play = k >= 1 && k <= review.plays.length ? review.plays[k - 1] : null;
-  var judged = play ? R.judged[play.n] : null;
-  var better = $("better");
-  if (judged && judged.loss > 0) {
-    drawBetter(review.frames[k], judged.side, judged.best_moves);
+  var better = $("better"), toggle = $("show-better");
+  if (lost) {
+    drawBetter(view, judged.side, judged.best_moves);
     better.textContent = t("better", { play: ltr(judged.best), loss: loss(judged.loss) });
     better.hidden = false;
   } else {
-    drawBetter(review.frames[k], 0, []);
+    drawBetter(view, 0, []);
     better.textContent = judged ? t("bestPlay") : "";
     better.hidden = !judged;
   }
-  board.setAttribute("data-better", judged && judged.loss > 0 ? "1" : "0");
+  toggle.hidden = !lost;
+  toggle.setAttribute("aria-pressed", earlier ? "true" : "false");
+  board.setAttribute("data-better", lost ? "1" : "0");
   var list = $("plays"), inList = list.contains(document.activeElement), current = null;
   list.querySelectorAll("button.play").forEach(function (button) {
     var here = +button.dataset.frame === k || (k === 0 && button.dataset.frame === "1") ||
@@ -226,6 +248,14 @@ export function show(k) {
     else if (bottom > list.scrollTop + list.clientHeight) { list.scrollTop = bottom - list.clientHeight; }
   }
   graphAt(k, words);
+}
+
+// "Show the better play" (its button, the key B): the position before the play shown with the better
+// play's arrows, or back to the play made; nothing where the play shown lost nothing.
+export function toggleBefore() {
+  if ($("show-better").hidden) { return; }
+  R.before = !R.before;
+  show(R.frame);
 }
 
 export function autoplayShown(on) {
