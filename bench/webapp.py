@@ -15,7 +15,10 @@ Prints
 - a finished game's review on the bot's server (bot/web/reviews.py): a long nardy game of at least 100 plays
   played out against the computer (beginner), then over HTTP with its player's initData: `api/review` (the
   record, every frame, the dice proof), `api/review/analysis` cold (worked out in `--analysts` analysis
-  worker processes, its kept copy deleted before each round) and warm (read from Redis): p50 and max;
+  worker processes, its kept copy deleted before each round) and warm (read from Redis): p50 and max; and
+  in Chromium, desktop and phone, fresh contexts: from the navigation's start to the page's mark
+  `nardy:review-ready` (the first frame, the plays and the proof drawn) and to `nardy:review-analysed` (the
+  kept analysis drawn);
 - a press's round trip to the other player's page: `--games` friend games open at once on the bot's server
   (a pair of sockets each, aiohttp clients, no browser), each player on turn pressing a legal step (or
   Done) after a think time of 0..2x`--think` seconds, for `--seconds`: from the press sent to the state of
@@ -133,6 +136,50 @@ def first_homes(browser: Any, served: Served, rounds: int) -> dict[str, dict[str
             f"first home, bot's server, {device:7}: median {figures[device]['median']:6.1f} ms, "
             f"p90 {figures[device]['p90']:6.1f} ms, max {figures[device]['max']:6.1f} ms ({verdict} the goal "
             f"of {FIRST_BOARD_GOAL_MS:.0f} ms) over {rounds} fresh contexts"
+        )
+    return figures
+
+
+def first_reviews(browser: Any, served: Served, rounds: int) -> dict[str, dict[str, float]]:
+    """Time to the served long game's review in the browser on the bot's server, on a desktop and a phone
+    over `rounds` fresh contexts (and one to warm up, which also has the analysis worked out and kept): to
+    the page's mark `nardy:review-ready` (initData checked, the record, every frame and the proof read and
+    drawn, the first frame on the board) and to `nardy:review-analysed` (the kept analysis drawn beside it)."""
+    name, user, _ = served.review
+    figures: dict[str, dict[str, float]] = {}
+    for device, options in (("desktop", DESKTOP), ("phone", PHONE)):
+        ready: list[float] = []
+        analysed: list[float] = []
+        for k in range(rounds + 1):
+            context = browser.new_context(**options)
+            page = context.new_page()
+            page.add_init_script(fake_telegram(init_data(user, "Reviewer", auth_date=time.time())))
+            page.goto(f"{served.page}?review={name}")
+            until = time.monotonic() + 120  # the page's CSP forbids wait_for_function's eval: evaluate polls
+            while not page.evaluate("performance.getEntriesByName('nardy:review-analysed').length"):
+                assert time.monotonic() < until, "the review's analysis was not drawn in 120 s"
+                page.wait_for_timeout(20)
+            marks = page.evaluate(
+                "['nardy:review-ready', 'nardy:review-analysed'].map("
+                "n => performance.getEntriesByName(n)[0].startTime)"
+            )
+            context.close()
+            if k:
+                ready.append(float(marks[0]))
+                analysed.append(float(marks[1]))
+        figures[device] = {
+            "median": round(statistics.median(ready), 1),
+            "p90": round(p90(ready), 1),
+            "analysed_median": round(statistics.median(analysed), 1),
+            "analysed_p90": round(p90(analysed), 1),
+        }
+        verdict = "under" if figures[device]["p90"] < REVIEW_GOAL_MS else "OVER"
+        print(
+            f"review of a {served.review[2]}-play long game in the browser, bot's server, {device:7}: ready "
+            f"median {figures[device]['median']:6.1f} ms, p90 {figures[device]['p90']:6.1f} ms ({verdict} the "
+            f"goal of {REVIEW_GOAL_MS:.0f} ms), its kept analysis drawn median "
+            f"{figures[device]['analysed_median']:6.1f} ms, p90 {figures[device]['analysed_p90']:6.1f} ms, over "
+            f"{rounds} fresh contexts"
         )
     return figures
 
@@ -414,6 +461,7 @@ def main() -> int:
                 "stub": first_boards(browser, "stub server", args.rounds, on_stub),
                 "bot": first_boards(browser, "bot's server", args.rounds, on_bot),
                 "home": first_homes(browser, served, args.rounds),
+                "review": first_reviews(browser, served, args.rounds),
             }
             browser.close()
     stub_end.send("stop")

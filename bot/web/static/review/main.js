@@ -54,6 +54,7 @@ function askAnalysis() {
   request("review/analysis", S.game).then(function (answer) {
     renderAnalysis(answer.analysis, { go: go });
     show(R.frame);
+    if (performance.mark) { performance.mark("nardy:review-analysed"); }
   }, function (err) { analysisFailed(err.message, askAnalysis); });
 }
 
@@ -96,7 +97,7 @@ function start() {
     show(0);
     $("review").setAttribute("aria-busy", "false");
     if (performance.mark) { performance.mark("nardy:review-ready"); }
-    if (!review.analysis) { askAnalysis(); }
+    if (!review.analysis) { askAnalysis(); } else if (performance.mark) { performance.mark("nardy:review-analysed"); }
   }, function (err) { note(err.message); });
 }
 
