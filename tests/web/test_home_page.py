@@ -38,6 +38,7 @@ from testkit.home_pages import (
     wait_home,
     wait_waiting,
 )
+from testkit.review_pages import WAIT_MS, wait_ready
 from testkit.web_client import init_data
 
 if TYPE_CHECKING:
@@ -145,6 +146,12 @@ def test_a_new_player_starts_a_game_from_the_home_and_plays_it_through(
     wait_home(phone)
     assert game_id not in games(phone)  # finished: in the history now
     assert phone.locator("#history li").count() == 1
+    phone.locator("#history a.review").first.click()  # and on into its review, in Ukrainian too
+    phone.wait_for_url("**/app/?review=*", timeout=WAIT_MS)
+    wait_ready(phone)
+    assert phone.get_attribute("html", "lang") == "uk"
+    assert phone.locator("#plays li").count() >= moves // 4  # a play is one to four moves
+    assert phone.get_attribute("#board", "data-frame") == "0"
     assert not web.errors.records, web.errors.messages()
 
 
