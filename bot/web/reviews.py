@@ -26,7 +26,7 @@ from aiohttp import web
 
 from bot.i18n import RIGHT_TO_LEFT, Texts, texts
 from bot.model.flow import Refused, finished_game
-from bot.service.answers import TRY_AGAIN
+from bot.service.answers import COMPUTER_BUSY, TRY_AGAIN
 from bot.service.records import GAME_NAME, KINDS, UNKNOWN_GAME, named_game, record_file
 from bot.service.reviews import Analyses, MemberOf, Seen, download_names, frames, review_json, seen_game
 from bot.storage import StorageError
@@ -52,6 +52,9 @@ class Reviews:
         self.services = sockets.services
         self.member_of = member_of
         self.analyses = Analyses(sockets.services)
+        # the game whose analysis each person has asked for and waits for in this process: one at a time,
+        # so that nobody with many finished games fills the analysis workers that hints and others share
+        self.asking: dict[int, tuple[str, int]] = {}
 
     def add_routes(self, app: web.Application, base: str) -> None:
         app.router.add_get(base + "/api/review", self.review)
@@ -100,10 +103,25 @@ class Reviews:
 
     async def analysis(self, request: web.Request) -> web.StreamResponse:
         """The named game's analysis: kept, or worked out now (once, however many ask)."""
-        t, _, seen = await self._seen(request)
+        t, user, seen = await self._seen(request)
+        key = (seen.table.id, seen.number)
+        waiting = self.asking.get(user)
         try:
-            found = await self.analyses.get(seen)
-        except (ComputerBusy, StorageError) as err:
+            if waiting is not None and waiting != key:  # another of theirs is under way: only what is kept
+                found = await self.analyses.kept(seen)
+                if found is None:
+                    raise ComputerBusy(f"user {user} waits for the analysis of {waiting[0]}/{waiting[1]}")
+                return json_answer({"analysis": found})
+            self.asking[user] = key
+            try:
+                found = await self.analyses.get(seen)
+            finally:
+                if self.asking.get(user) == key:
+                    del self.asking[user]
+        except ComputerBusy as err:
+            log.info("the analysis of %s is not worked out now: %s", seen.name, err)
+            raise error(t.gettext(COMPUTER_BUSY), 503) from None
+        except StorageError as err:
             log.warning("the analysis of %s could not be worked out: %s", seen.name, err)
             raise error(t.gettext(TRY_AGAIN), 503) from None
         return json_answer({"analysis": found})

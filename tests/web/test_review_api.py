@@ -281,3 +281,31 @@ async def test_the_kept_analysis_expires_with_its_game_and_a_gone_games_is_not_k
         assert not await client.exists(analysis_key("nosuchgame"))
     finally:
         await client.aclose()
+
+
+async def test_a_person_waits_for_one_analysis_at_a_time(setup: Setup) -> None:
+    """Someone with many finished games cannot fill the analysis workers that everyone's hints share: while
+    one of their analyses is worked out, another is refused (503, the computer is busy: the page offers to
+    try again), and once it is done the next one is worked out."""
+    first, second = await finished(setup), await finished(setup)
+    started, release = asyncio.Event(), asyncio.Event()
+    work = counted(setup.works)
+
+    async def held(s: Services, game: Game) -> dict[str, Any]:
+        if not started.is_set():  # the first one waits until released
+            started.set()
+            await release.wait()
+        return await work(s, game)
+
+    setup.server.reviews.analyses.work = held
+    asked = asyncio.create_task(setup.analysis(ALICE, f"{first.id}/1"))
+    await asyncio.wait_for(started.wait(), 30)
+    status, refused = await setup.analysis(ALICE, f"{second.id}/1")
+    assert (
+        status == 503 and refused["error"] == "The computer is very busy right now. Press again in a moment."
+    )
+    assert (await setup.analysis(BOB, f"{second.id}/1"))[0] == 200  # another person is not held back
+    release.set()
+    assert (await asked)[0] == 200
+    assert (await setup.analysis(ALICE, f"{second.id}/1"))[0] == 200  # kept by Bob's
+    assert setup.works == ["short", "short"] and setup.server.reviews.asking == {}
