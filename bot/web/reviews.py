@@ -15,6 +15,7 @@ theirs to see gets the same 404, so that no answer tells which games exist. Name
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import logging
@@ -85,18 +86,24 @@ class Reviews:
         except StorageError as err:
             log.warning("the analysis of %s could not be read: %s", seen.name, err)
             analysis = None
-        now = int(self.sockets.clock())
-        body: dict[str, Any] = {
-            "lang": t.lang,
-            "dir": "rtl" if t.lang in RIGHT_TO_LEFT else "ltr",
-            "words": review_words(t.lang),
-            **review_json(t, seen, analysis),
-            "frames": [view_json(v) for v in frames(t, seen)],
-            "downloads": [
-                {"kind": kind, "name": name, "url": self.link(seen.name, kind, user, now + LINK_LIFE)}
-                for kind, name in download_names(t, seen)
-            ],
-        }
+        until = int(self.sockets.clock()) + LINK_LIFE
+
+        def built() -> dict[str, Any]:
+            return {
+                "lang": t.lang,
+                "dir": "rtl" if t.lang in RIGHT_TO_LEFT else "ltr",
+                "words": review_words(t.lang),
+                **review_json(t, seen, analysis),
+                "frames": [view_json(v) for v in frames(t, seen)],
+                "downloads": [
+                    {"kind": kind, "name": name, "url": self.link(seen.name, kind, user, until)}
+                    for kind, name in download_names(t, seen)
+                ],
+            }
+
+        # a long game's replay and its legal plays take tens of milliseconds: in a thread, so that the other
+        # pages' and chats' updates on this event loop are not held up behind one review
+        body = await asyncio.to_thread(built)
         answer = json_answer(body)
         answer.enable_compression()  # gzip when the browser takes it: a 100-play game's frames shrink ~10x
         return answer

@@ -7,6 +7,7 @@ the signed download links, and the answers for games that are not there or not o
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,7 @@ from bot.service.reviews import work_out
 from bot.storage import Storage
 from bot.storage.keys import FINISHED_TTL, analysis_key, game_key
 from bot.telegram.members import Members
+from bot.web import reviews as reviews_web
 from bot.web.server import WebServer
 from engine import Game
 from engine.ai.analysis import analyse
@@ -309,3 +311,28 @@ async def test_a_person_waits_for_one_analysis_at_a_time(setup: Setup) -> None:
     assert (await asked)[0] == 200
     assert (await setup.analysis(ALICE, f"{second.id}/1"))[0] == 200  # kept by Bob's
     assert setup.works == ["short", "short"] and setup.server.reviews.asking == {}
+
+
+async def test_a_review_being_built_holds_up_no_other_request(
+    setup: Setup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long game's review takes tens of milliseconds to build (its replay, its legal plays): it is built in
+    a thread, so the page server answers other people meanwhile. Here the build is held until another
+    person's request has been answered: were it built on the event loop, that answer could never come."""
+    table = await finished(setup)
+    answered, building = threading.Event(), threading.Event()
+    real_frames = reviews_web.frames
+
+    def held_frames(*args: Any) -> Any:
+        building.set()
+        assert answered.wait(30), "the other request was not answered while the review was built"
+        return real_frames(*args)
+
+    monkeypatch.setattr(reviews_web, "frames", held_frames)
+    asked = asyncio.create_task(setup.review(ALICE, f"{table.id}/1"))
+    assert await asyncio.to_thread(building.wait, 30)
+    status, _ = await setup.get(BOB, "api/home", "")
+    answered.set()
+    assert status == 200
+    status, review = await asked
+    assert status == 200 and len(review["frames"]) == len(review["plays"]) + 2
