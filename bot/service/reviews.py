@@ -199,6 +199,19 @@ async def work_out(s: Services, game: Game) -> dict[str, Any]:
     return analysis_json(summarise(game, reviews, depth=DEPTH), tuple(found[0]))
 
 
+async def keep_for_review(s: Services, game_id: str, number: int, game: Game, analysis: Analysis) -> None:
+    """An analysis worked out elsewhere (the chat's 📊 Analysis: the same expert, the same stretches'
+    judgement) kept for the game's review as well, with its win chances, unless one is kept already: the
+    review then reads it instead of working it out again. A failure only loses that saving (logged)."""
+    try:
+        if await s.storage.reviews.analysis(game_id, number) is not None:
+            return
+        chances = await think(s.analysts, ChancesRequest(game.to_json()))
+        await s.storage.reviews.keep_analysis(game_id, number, analysis_json(analysis, tuple(chances)))
+    except (ComputerBusy, StorageError) as err:
+        log.info("the analysis of %s/%s was not kept for its review: %s", game_id, number, err)
+
+
 def analysts_idle(s: Services) -> bool:
     """Whether an analysis worker is free now: the workers are there (no thread is spent on a guess) and
     owe fewer requests than they are."""

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import io
 import random
+from typing import Any
 
 from PIL import Image
 
-from bot.model.flow import ScriptedDice
+from bot.model.flow import ScriptedDice, finished_game
+from bot.service.reviews import work_out
 from engine import Phase
 from engine.records.json_record import parse_json
 from testkit.fake_telegram import FakeTelegram, SimUser
@@ -154,6 +156,17 @@ def test_the_analysis_is_for_players_only_shows_progress_then_the_report_and_the
     else:
         assert not worst
     assert alice.press(over, "Analysis", wait_edit=False).text == "It is on its way."
+    # the same analysis is kept for the game's review in the Mini App, which then reads it from Redis
+    _, game_id, number = data_of(over, "ga:")[0].split(":")[:3]
+
+    async def kept(d: Any) -> Any:
+        return await d.storage.reviews.analysis(game_id, int(number))
+
+    async def worked_out(d: Any) -> Any:
+        return await work_out(d, finished_game(await d.storage.games.load(game_id), int(number)))
+
+    found = tg.wait_for(lambda: bot.call(kept), 30.0, "the analysis kept for the review")
+    assert found == bot.call(worked_out, 120.0) and found["chances"], found
     assert not bot.errors.records, bot.errors.messages()
 
 

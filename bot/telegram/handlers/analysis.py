@@ -24,6 +24,7 @@ from bot.model.table import Table
 from bot.service import hints
 from bot.service.context import load as load_game
 from bot.service.hints import hint_text
+from bot.service.reviews import keep_for_review
 from bot.storage import StorageError
 from bot.telegram import display
 from bot.telegram.callbacks import Callback
@@ -108,6 +109,7 @@ async def run_analysis(
     analysis = summarise(game, reviews)
     report = analysis_text(t, table, analysis, title)
     d.edit_text(chat, message_id, report)
+    await keep_for_review(d, table.id, number, game, analysis)
     worst = max(analysis.plays, key=lambda r: r.loss, default=None)
     if worst is not None and worst.loss > 0:
         picture = await think(d.analysts, worst_play_request(t, table, game, worst))
