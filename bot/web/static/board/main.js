@@ -26,15 +26,14 @@ import { fatal, render } from "./page.js";
 import { connect } from "./connection.js";
 import { listen as listenToPointer } from "./input.js";
 import { listen as listenToControls } from "./controls.js";
-import { applyTheme, showHomeWay, whenReady } from "./telegram.js";
+import { joinTelegram, showHomeWay, whenReady } from "./telegram.js";
 import { startTicking } from "./clock.js";
 
 // The socket's address: ../ws next to static/, wherever the page is served (/app/, a sandbox seat's folder).
 const WS_URL = new URL("../../ws", import.meta.url);
 
 function start() {
-  var tg = window.Telegram && window.Telegram.WebApp;
-  S.tg = tg && tg.initData !== undefined ? tg : null;
+  joinTelegram();
   var unsafe = (S.tg && S.tg.initDataUnsafe) || {};
   var params = new URLSearchParams(location.search);
   S.game = params.get("game") || unsafe.start_param || "";
@@ -44,16 +43,6 @@ function start() {
   S.wsURL = WS_URL.href;
 
   mount($("board"));
-  applyTheme();
-  if (window.matchMedia) {
-    var mq = matchMedia("(prefers-color-scheme: dark)");
-    if (mq.addEventListener) { mq.addEventListener("change", applyTheme); }
-  }
-  if (S.tg) {
-    S.tg.onEvent("themeChanged", applyTheme);
-    S.tg.ready();
-    S.tg.expand();
-  }
   showHomeWay(params.get("from") === "home");
   listenToPointer();
   listenToControls();

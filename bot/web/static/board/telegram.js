@@ -22,6 +22,23 @@ export function whenReady(start) {
   }
 }
 
+// Telegram's WebApp object in S.tg where Telegram opened the page (else null), its theme (or the browser's
+// light or dark) on the page now and whenever either changes, and Telegram told the page is ready, full height.
+export function joinTelegram() {
+  var tg = window.Telegram && window.Telegram.WebApp;
+  S.tg = tg && tg.initData !== undefined ? tg : null;
+  applyTheme();
+  if (window.matchMedia) {
+    var mq = matchMedia("(prefers-color-scheme: dark)");
+    if (mq.addEventListener) { mq.addEventListener("change", applyTheme); }
+  }
+  if (S.tg) {
+    if (S.tg.onEvent) { S.tg.onEvent("themeChanged", applyTheme); }
+    if (S.tg.ready) { S.tg.ready(); }
+    if (S.tg.expand) { S.tg.expand(); }
+  }
+}
+
 export function applyTheme() {
   var root = document.documentElement, tg = S.tg, scheme;
   if (tg && tg.colorScheme) { scheme = tg.colorScheme; }

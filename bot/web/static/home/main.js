@@ -8,7 +8,7 @@
  * Telegram's script and theme are the board's (../board/telegram.js). */
 
 import { S } from "../board/state.js";
-import { applyTheme, whenReady } from "../board/telegram.js";
+import { joinTelegram, whenReady } from "../board/telegram.js";
 import { busy, render, showInvite, showNote, showSeeking, tick, toast } from "./view.js";
 
 const BASE = new URL("../../", import.meta.url);  // static/home/main.js -> the page's folder
@@ -177,20 +177,9 @@ function openStartParam(param) {
 }
 
 function start() {
-  var tg = window.Telegram && window.Telegram.WebApp;
-  S.tg = tg && tg.initData !== undefined ? tg : null;
+  joinTelegram();
   var unsafe = (S.tg && S.tg.initDataUnsafe) || {};
   H.initData = (S.tg && S.tg.initData) || "";
-  applyTheme();
-  if (window.matchMedia) {
-    var mq = matchMedia("(prefers-color-scheme: dark)");
-    if (mq.addEventListener) { mq.addEventListener("change", applyTheme); }
-  }
-  if (S.tg) {
-    S.tg.onEvent("themeChanged", applyTheme);
-    S.tg.ready();
-    S.tg.expand();
-  }
   var param = unsafe.start_param || new URLSearchParams(location.search).get("tgWebAppStartParam") || "";
   if (param && openStartParam(param)) { return; }
   load();

@@ -14,7 +14,7 @@
 import { S } from "../board/state.js";
 import { $ } from "../board/dom.js";
 import { mount } from "../board/draw.js";
-import { applyTheme, whenReady } from "../board/telegram.js";
+import { joinTelegram, whenReady } from "../board/telegram.js";
 import { analysisFailed, R, render, renderAnalysis, show } from "./view.js";
 import { go, wire } from "./steps.js";
 
@@ -64,19 +64,10 @@ function note(text) {
 }
 
 function start() {
-  var tg = window.Telegram && window.Telegram.WebApp;
-  S.tg = tg && tg.initData !== undefined ? tg : null;
+  joinTelegram();
   S.initData = (S.tg && S.tg.initData) || "";
-  applyTheme();
-  if (window.matchMedia) {
-    var mq = matchMedia("(prefers-color-scheme: dark)");
-    if (mq.addEventListener) { mq.addEventListener("change", applyTheme); }
-  }
   $("home").href = home();
   if (S.tg) {
-    if (S.tg.ready) { S.tg.ready(); }
-    if (S.tg.expand) { S.tg.expand(); }
-    if (S.tg.onEvent) { S.tg.onEvent("themeChanged", applyTheme); }
     var back = S.tg.BackButton;
     if (back && back.show && back.onClick) {
       back.onClick(function () { location.href = home(); });

@@ -3,7 +3,8 @@
  * Telegram's signed initData; its words come with every answer, from the bot's catalogues
  * (bot/web/tourney_words.py). No inline script or style: the page's CSP forbids them. */
 
-const TG_SCRIPT = "https://telegram.org/js/telegram-web-app.js";
+import { whenReady } from "../board/telegram.js";
+
 const PREFIX = "tourney_"; // bot/model/tournament.py STANDINGS_START
 
 var state = { tg: null, id: "", initData: "", words: {}, timer: 0 };
@@ -126,22 +127,4 @@ function start() {
   poll();
 }
 
-function inTelegram() {
-  var stored = false;
-  try { stored = !!sessionStorage.getItem("__telegram__initParams"); } catch (e) { /* storage off */ }
-  return /tgWebApp(Data|Version|Platform)=/.test(location.hash + " " + location.search) || stored ||
-    !!window.TelegramWebviewProxy;
-}
-
-if (inTelegram()) {
-  var started = false;
-  var once = function () { if (!started) { started = true; start(); } };
-  var tag = document.createElement("script");
-  tag.src = TG_SCRIPT;
-  tag.onload = once;
-  tag.onerror = once;
-  document.head.appendChild(tag);
-  setTimeout(once, 4000);
-} else {
-  start();
-}
+whenReady(start);
