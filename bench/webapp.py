@@ -79,6 +79,7 @@ WEIGHT_GOAL = 150 * 1024
 FIRST_BOARD_GOAL_MS = 1000.0
 ROUND_TRIP_GOAL_MS = 100.0
 REVIEW_GOAL_MS = 1000.0
+MARK = "performance.getEntriesByName('NAME')[0].startTime"  # a performance mark's time, ms
 REVIEW_PLAYS = 100  # the reviewed long game has at least this many plays
 
 
@@ -107,30 +108,49 @@ def home_weight(weights: dict[str, tuple[int, int]]) -> tuple[int, int]:
     return sum(raw for raw, _ in mine), sum(packed for _, packed in mine)
 
 
+def in_fresh_contexts(
+    browser: Any, rounds: int, load: Callable[[Any, int], dict[str, float]]
+) -> dict[str, dict[str, list[float]]]:
+    """On a desktop and a phone viewport, `load(page, k)` in `rounds` + 1 fresh browser contexts (nothing
+    cached; the first load warms Chromium's own caches and is not counted): each figure it returns, by
+    name, over the counted rounds, by device."""
+    found: dict[str, dict[str, list[float]]] = {}
+    for device, options in (("desktop", DESKTOP), ("phone", PHONE)):
+        figures: dict[str, list[float]] = {}
+        for k in range(rounds + 1):
+            context = browser.new_context(**options)
+            got = load(context.new_page(), k)
+            context.close()
+            for name, value in got.items() if k else ():
+                figures.setdefault(name, []).append(value)
+        found[device] = figures
+    return found
+
+
+def spread(times: list[float], prefix: str = "") -> dict[str, float]:
+    """The median, p90 and max of `times`, rounded to 0.1 ms, their names after `prefix`."""
+    return {
+        prefix + "median": round(statistics.median(times), 1),
+        prefix + "p90": round(p90(times), 1),
+        prefix + "max": round(max(times), 1),
+    }
+
+
 def first_homes(browser: Any, served: Served, rounds: int) -> dict[str, dict[str, float]]:
     """Time to the home's first paint (the page's mark `nardy:first-home`: the player's home asked for,
     checked and drawn) on a desktop and a phone over `rounds` fresh contexts (and one to warm up), each
     player with one game in progress on the bot's server."""
+
+    def load(page: Any, k: int) -> dict[str, float]:
+        _, white, _ = served.games[k % len(served.games)]
+        page.add_init_script(fake_telegram(init_data(white, "White", auth_date=time.time())))
+        page.goto(served.page)
+        page.wait_for_selector('#home[aria-busy="false"] #games button.game')
+        return {"mark": page.evaluate(MARK.replace("NAME", "nardy:first-home"))}
+
     figures: dict[str, dict[str, float]] = {}
-    for device, options in (("desktop", DESKTOP), ("phone", PHONE)):
-        times: list[float] = []
-        for k in range(rounds + 1):
-            context = browser.new_context(**options)
-            page = context.new_page()
-            _, white, _ = served.games[k % len(served.games)]
-            init = init_data(white, "White", auth_date=time.time())
-            page.add_init_script(fake_telegram(init))
-            page.goto(served.page)
-            page.wait_for_selector('#home[aria-busy="false"] #games button.game')
-            mark = page.evaluate("performance.getEntriesByName('nardy:first-home').map(e => e.startTime)[0]")
-            context.close()
-            if k:
-                times.append(float(mark))
-        figures[device] = {
-            "median": round(statistics.median(times), 1),
-            "p90": round(p90(times), 1),
-            "max": round(max(times), 1),
-        }
+    for device, found in in_fresh_contexts(browser, rounds, load).items():
+        figures[device] = spread(found["mark"])
         verdict = "under" if figures[device]["p90"] < FIRST_BOARD_GOAL_MS else "OVER"
         print(
             f"first home, bot's server, {device:7}: median {figures[device]['median']:6.1f} ms, "
@@ -145,37 +165,26 @@ def first_reviews(browser: Any, served: Served, rounds: int) -> dict[str, dict[s
     over `rounds` fresh contexts (and one to warm up, which also has the analysis worked out and kept): to
     the page's mark `nardy:review-ready` (initData checked, the record, every frame and the proof read and
     drawn, the first frame on the board) and to `nardy:review-analysed` (the kept analysis drawn beside it)."""
-    name, user, _ = served.review
-    figures: dict[str, dict[str, float]] = {}
-    for device, options in (("desktop", DESKTOP), ("phone", PHONE)):
-        ready: list[float] = []
-        analysed: list[float] = []
-        for k in range(rounds + 1):
-            context = browser.new_context(**options)
-            page = context.new_page()
-            page.add_init_script(fake_telegram(init_data(user, "Reviewer", auth_date=time.time())))
-            page.goto(f"{served.page}?review={name}")
-            until = time.monotonic() + 120  # the page's CSP forbids wait_for_function's eval: evaluate polls
-            while not page.evaluate("performance.getEntriesByName('nardy:review-analysed').length"):
-                assert time.monotonic() < until, "the review's analysis was not drawn in 120 s"
-                page.wait_for_timeout(20)
-            marks = page.evaluate(
-                "['nardy:review-ready', 'nardy:review-analysed'].map("
-                "n => performance.getEntriesByName(n)[0].startTime)"
-            )
-            context.close()
-            if k:
-                ready.append(float(marks[0]))
-                analysed.append(float(marks[1]))
-        figures[device] = {
-            "median": round(statistics.median(ready), 1),
-            "p90": round(p90(ready), 1),
-            "analysed_median": round(statistics.median(analysed), 1),
-            "analysed_p90": round(p90(analysed), 1),
+    name, user, plays = served.review
+
+    def load(page: Any, k: int) -> dict[str, float]:
+        page.add_init_script(fake_telegram(init_data(user, "Reviewer", auth_date=time.time())))
+        page.goto(f"{served.page}?review={name}")
+        until = time.monotonic() + 120  # the page's CSP forbids wait_for_function's eval: evaluate polls
+        while not page.evaluate("performance.getEntriesByName('nardy:review-analysed').length"):
+            assert time.monotonic() < until, "the review's analysis was not drawn in 120 s"
+            page.wait_for_timeout(20)
+        return {
+            "ready": page.evaluate(MARK.replace("NAME", "nardy:review-ready")),
+            "analysed": page.evaluate(MARK.replace("NAME", "nardy:review-analysed")),
         }
+
+    figures: dict[str, dict[str, float]] = {}
+    for device, found in in_fresh_contexts(browser, rounds, load).items():
+        figures[device] = spread(found["ready"]) | spread(found["analysed"], "analysed_")
         verdict = "under" if figures[device]["p90"] < REVIEW_GOAL_MS else "OVER"
         print(
-            f"review of a {served.review[2]}-play long game in the browser, bot's server, {device:7}: ready "
+            f"review of a {plays}-play long game in the browser, bot's server, {device:7}: ready "
             f"median {figures[device]['median']:6.1f} ms, p90 {figures[device]['p90']:6.1f} ms ({verdict} the "
             f"goal of {REVIEW_GOAL_MS:.0f} ms), its kept analysis drawn median "
             f"{figures[device]['analysed_median']:6.1f} ms, p90 {figures[device]['analysed_p90']:6.1f} ms, over "
@@ -324,31 +333,20 @@ def first_boards(
 ) -> dict[str, dict[str, float]]:
     """Time to the first board on a desktop and a phone over `rounds` fresh contexts (and one to warm up):
     `urls(k)` gives round k's page and the initData its stand-in Telegram object hands over (None: none)."""
+
+    def load(page: Any, k: int) -> dict[str, float]:
+        url, init = urls(k)
+        if init is not None:
+            page.add_init_script(FAKE_TELEGRAM.replace("INIT_DATA", json.dumps(init)))
+        start = time.perf_counter()
+        page.goto(url)
+        page.wait_for_selector("#board[data-version]")
+        wall = (time.perf_counter() - start) * 1000
+        return {"mark": page.evaluate(MARK.replace("NAME", "nardy:first-board")), "wall": wall}
+
     figures: dict[str, dict[str, float]] = {}
-    for device, options in (("desktop", DESKTOP), ("phone", PHONE)):
-        times: list[float] = []
-        walls: list[float] = []
-        for k in range(rounds + 1):  # the first load warms Chromium's own caches: not counted
-            context = browser.new_context(**options)
-            page = context.new_page()
-            url, init = urls(k)
-            if init is not None:
-                page.add_init_script(FAKE_TELEGRAM.replace("INIT_DATA", json.dumps(init)))
-            start = time.perf_counter()
-            page.goto(url)
-            page.wait_for_selector("#board[data-version]")
-            wall = (time.perf_counter() - start) * 1000
-            mark = page.evaluate("performance.getEntriesByName('nardy:first-board').map(e => e.startTime)[0]")
-            context.close()
-            if k:
-                times.append(float(mark))
-                walls.append(wall)
-        figures[device] = {
-            "median": round(statistics.median(times), 1),
-            "p90": round(p90(times), 1),
-            "max": round(max(times), 1),
-            "wall_median": round(statistics.median(walls), 1),
-        }
+    for device, found in in_fresh_contexts(browser, rounds, load).items():
+        figures[device] = spread(found["mark"]) | {"wall_median": round(statistics.median(found["wall"]), 1)}
         verdict = "under" if figures[device]["p90"] < FIRST_BOARD_GOAL_MS else "OVER"
         print(
             f"first board, {base}, {device:7}: median {figures[device]['median']:6.1f} ms, "
