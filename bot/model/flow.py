@@ -242,6 +242,17 @@ def fair_proof(table: Table) -> dict[str, Any] | None:
     }
 
 
+def kept_proof(table: Table, number: int) -> dict[str, Any] | None:
+    """What `table` keeps to check the dice of game `number` of its series: the current game's (fair_proof),
+    else the one kept when that earlier game ended (without "fair" for a game played before the dice were
+    provable); None when the current game has no seeds or that game is not kept."""
+    if number == table.number:
+        return fair_proof(table)
+    return next(
+        (p for p in (table.proof, *table.proofs) if p is not None and p.get("number") == number), None
+    )
+
+
 def previous_game(table: Table) -> dict[str, Any]:
     """What a table keeps of its game that just ended when the next of the series starts: its number,
     its record (for /export, Replay, Analyse) and what checks its dice (/verify)."""

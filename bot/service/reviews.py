@@ -23,7 +23,7 @@ from typing import Any
 
 from bot.i18n import Texts
 from bot.model import flow
-from bot.model.flow import Refused, fair_proof
+from bot.model.flow import Refused, kept_proof
 from bot.model.table import Table
 from bot.service.context import Services
 from bot.service.records import KINDS, PLAYERS_ONLY, named_game, record_file
@@ -115,13 +115,7 @@ def proof_json(seen: Seen) -> dict[str, Any] | None:
     """What checks the game's dice (engine/fair_dice.py): the revealed seed, its commitment and parts, the
     players' seeds, the rolls the record shows and how many the bot derived; None for a game without seeds
     (stored before the dice were provable, or no longer kept)."""
-    table, number = seen.table, seen.number
-    if number == table.number:
-        proof = fair_proof(table)
-    else:
-        proof = next(
-            (p for p in (table.proof, *table.proofs) if p is not None and p.get("number") == number), None
-        )
+    proof = kept_proof(seen.table, seen.number)
     if proof is None or "fair" not in proof:
         return None
     seeds = FairSeeds.from_json(proof["fair"])

@@ -12,7 +12,7 @@ from telegram import Message, Update
 from telegram.ext import ContextTypes
 
 from bot.i18n import Texts
-from bot.model.flow import Refused, fair_proof, not_yet
+from bot.model.flow import Refused, kept_proof, not_yet
 from bot.model.table import Table
 from bot.service.records import named_game
 from bot.telegram.handlers.common import N_, Deps, command, deps, user_texts
@@ -111,14 +111,10 @@ def verify_text(t: Texts, table: Table, number: int) -> str:
     """What /verify says of game `number` of `table`'s series (the current one, the one before, or any
     earlier game of the current match); Refused, saying which, for a game not played yet or no longer kept."""
     not_yet(table, number)
-    kept = [p for p in (table.proof, *table.proofs) if p is not None and p.get("number") == number]
-    if number == table.number:
-        proof = fair_proof(table)
-    elif kept:
-        proof = kept[0] if "fair" in kept[0] else None
-    else:
+    proof = kept_proof(table, number)
+    if proof is None and number != table.number:
         raise Refused(NO_LONGER_KEPT, game=f"{table.id}/{number}")
-    if proof is None:
+    if proof is None or "fair" not in proof:
         raise Refused(OLD_GAME)
     seeds = FairSeeds.from_json(proof["fair"])
     rolls = [(int(a), int(b)) for a, b in proof["rolls"]]
