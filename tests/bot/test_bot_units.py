@@ -22,6 +22,8 @@ from bot.model.flow import (
     ScriptedDice,
     advance,
     engine_computer,
+    fair_proof,
+    kept_proof,
     press_move,
     press_undo,
     resign,
@@ -30,11 +32,13 @@ from bot.model.flow import (
 from bot.model.table import Person, Table
 from bot.storage import Storage, VersionConflict
 from bot.telegram import callbacks
+from bot.telegram.handlers.fairness import OLD_GAME, verify_text
 from bot.telegram.http_request import multipart_body
 from bot.telegram.keyboards import board_markup, move_label
 from bot.views.board_view import board_view
 from bot.views.captions import caption
 from engine import Dice, Game, Move, Phase, Position, Side, find_rules
+from engine.fair_dice import FairSeeds
 from render import render_board
 
 ALICE, BOB = Person(1, "Alice"), Person(2, "Bob", "ru")
@@ -396,3 +400,26 @@ def test_display_names_lose_control_characters_and_are_shortened_for_captions() 
     assert len(long) == NAME_LIMIT and long.endswith("…")
     family = "👨\u200d👩\u200d👧"
     assert display_name(family, "1") == family
+
+
+def test_the_proof_of_a_game_is_the_current_games_or_the_one_kept_and_verify_names_what_is_missing() -> None:
+    """flow.kept_proof, read by /verify and by the Mini App's review: game N's dice proof is the current
+    game's (none without seeds), else the one kept when game N ended (without "fair" for a game from before
+    the dice were provable); /verify refuses a game not kept and one with nothing to check, each saying so."""
+    seeds = FairSeeds("ab" * 32, ("w", "b"), "g9/3", rolls=2)
+    table = Table("g9", "friend", Game.new("short"), (ALICE, BOB), "en", number=3, fair=seeds)
+    old = {"number": 1, "record": {}}  # game 1 of the series, played before the dice were provable
+    earlier = {"number": 2, "variant": "short", "fair": seeds.to_json(), "rolls": [], "over": True}
+    table = replace(table, proof=earlier, proofs=(old,))
+    assert kept_proof(table, 3) == fair_proof(table) and kept_proof(table, 3) is not None
+    assert kept_proof(table, 2) is earlier and kept_proof(table, 1) is old and kept_proof(table, 4) is None
+    assert kept_proof(replace(table, fair=None), 3) is None
+    t = texts("en")
+    with pytest.raises(Refused) as missing:
+        verify_text(t, replace(table, number=5, game=Game.new("short")), 3)
+    assert missing.value.msgid.startswith("Game {game} is no longer kept")
+    for number, at in ((1, table), (3, replace(table, fair=None))):
+        with pytest.raises(Refused) as nothing:
+            verify_text(t, at, number)
+        assert nothing.value.msgid == OLD_GAME
+    assert verify_text(t, table, 2).startswith("🎲 Dice of game g9/3")
