@@ -13,7 +13,7 @@ not in detail: it is the page's test harness, not a second server. Tests and ben
 from here.
 """
 
-from testkit.browser.launch import CHROMIUM_PATHS, DESKTOP, PHONE, chromium_path, launch
+from testkit.browser.launch import CHROMIUM_PATHS, DESKTOP, PHONE, chromium_path, in_thread, launch
 from testkit.browser.page import (
     CSP_WATCH,
     FAKE_TELEGRAM,
@@ -48,6 +48,7 @@ __all__ = [
     "checker_centre",
     "chromium_path",
     "csp_violations",
+    "in_thread",
     "launch",
     "lit",
     "mouse_drag",

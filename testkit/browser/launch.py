@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Playwright
@@ -37,3 +39,17 @@ def launch(playwright: Playwright) -> Browser:
     if path is None:
         raise RuntimeError("no Chromium: apt-get install chromium (or set NARDY_CHROMIUM)")
     return playwright.chromium.launch(executable_path=path, headless=True, args=["--no-sandbox"])
+
+
+T = TypeVar("T")
+
+
+def in_thread(work: Callable[[], T]) -> T:
+    """`work()` in a thread of its own: Playwright's sync API holds this thread's event loop, and the fake
+    Bot API's start (or an asyncio.run) needs one of its own."""
+    found: list[T] = []
+    thread = threading.Thread(target=lambda: found.append(work()))
+    thread.start()
+    thread.join(60)
+    assert found, "the work in a thread failed (see the log)"
+    return found[0]

@@ -1,15 +1,22 @@
 """Fixtures of the board page's tests: Debian's Chromium (skipped where it is missing), the stub server,
-a desktop page and a phone page, each checked at the end for script errors and CSP violations."""
+a desktop page and a phone page, each checked at the end for script errors and CSP violations; and for the
+pages against the bot itself, the fake Bot API started beside the browser (`tg`) and the bot with its page
+server (`web`)."""
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from testkit.browser import DESKTOP, PHONE, Problems, StubServer, chromium_path, launch
+from bot.config import WebAppConfig
+from bot.model.flow import ScriptedDice, engine_computer
+from testkit.browser import DESKTOP, PHONE, Problems, StubServer, chromium_path, in_thread, launch
+from testkit.fake_telegram import FakeTelegram
+from testkit.fake_telegram.runner import BotRunner
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -55,3 +62,33 @@ def phone(browser: Browser) -> Iterator[Page]:
     """A phone page: 360 x 740 CSS pixels, touch, a mobile viewport."""
     with _page(browser, PHONE) as page:
         yield page
+
+
+@pytest.fixture
+def tg() -> Iterator[FakeTelegram]:
+    """The fake Bot API, started beside the browser (tests/conftest.py's starts it in this thread, which
+    Playwright's sync API holds)."""
+    server = FakeTelegram()
+
+    def start() -> bool:
+        server.start()
+        return True
+
+    in_thread(start)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def web(tg: FakeTelegram, redis_url: str, dice: ScriptedDice) -> Iterator[BotRunner]:
+    """The bot with its page on a free port of 127.0.0.1 (the Mini App's short name: "board")."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    config = WebAppConfig(url=f"http://127.0.0.1:{port}/app/", listen="127.0.0.1", port=port, name="board")
+    runner = BotRunner(tg.api_url, redis_url, dice, engine_computer(seed=3), webapp=config)
+    runner.start()
+    tg.settlers.append(runner.settle)
+    yield runner
+    tg.settlers.remove(runner.settle)
+    runner.stop()

@@ -8,16 +8,12 @@ from __future__ import annotations
 import asyncio
 import random
 import re
-import socket
-import threading
 import time
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from bot.config import WebAppConfig
-from bot.model.flow import ScriptedDice, engine_computer
+from bot.model.flow import ScriptedDice
 from bot.model.table import Table
 from bot.service import games
 from bot.storage import Storage
@@ -32,7 +28,7 @@ from testkit.board_pages import (
     version,
     wait_version,
 )
-from testkit.browser import Problems
+from testkit.browser import Problems, in_thread
 from testkit.fake_telegram import FakeTelegram, SimUser, StoredMessage
 from testkit.fake_telegram.buttons import web_app_misplaced
 from testkit.fake_telegram.play import (
@@ -49,53 +45,8 @@ from testkit.web_client import init_data, services
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page, WebSocketRoute
 
-T = TypeVar("T")
 GROUP = -100777
 LIVE = "📲 Live board"
-
-
-def in_thread(work: Callable[[], T]) -> T:
-    """`work()` in a thread of its own: Playwright's sync API holds this thread's event loop, and the fake
-    Bot API's start (or an asyncio.run) needs one of its own."""
-    found: list[T] = []
-    thread = threading.Thread(target=lambda: found.append(work()))
-    thread.start()
-    thread.join(60)
-    assert found, "the work in a thread failed (see the log)"
-    return found[0]
-
-
-@pytest.fixture
-def tg() -> Iterator[FakeTelegram]:
-    """The fake Bot API, started beside the browser (tests/conftest.py's starts it in this thread)."""
-    server = FakeTelegram()
-
-    def start() -> bool:
-        server.start()
-        return True
-
-    in_thread(start)
-    yield server
-    server.stop()
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture
-def web(tg: FakeTelegram, redis_url: str, dice: ScriptedDice) -> Iterator[BotRunner]:
-    """The bot with its board page on a free port of 127.0.0.1 (the Mini App's short name: "board")."""
-    port = free_port()
-    config = WebAppConfig(url=f"http://127.0.0.1:{port}/app/", listen="127.0.0.1", port=port, name="board")
-    runner = BotRunner(tg.api_url, redis_url, dice, engine_computer(seed=3), webapp=config)
-    runner.start()
-    tg.settlers.append(runner.settle)
-    yield runner
-    tg.settlers.remove(runner.settle)
-    runner.stop()
 
 
 def live_button(msg: StoredMessage) -> dict[str, Any]:

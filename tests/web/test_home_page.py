@@ -8,17 +8,10 @@ Telegram's inline mode or a link, and the way back from a board to the home."""
 from __future__ import annotations
 
 import json
-import socket
-import threading
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
-import pytest
-
-from bot.config import WebAppConfig
-from bot.model.flow import ScriptedDice, engine_computer
 from bot.model.stats import FinishedGame, PlayerRef
 from bot.model.table import Invite, Person, new_id
 from testkit.board_pages import buttons, is_over, play_to_the_end
@@ -44,46 +37,7 @@ from testkit.web_client import init_data
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-T = TypeVar("T")
 GROUP = -100777
-
-
-def in_thread(work: Callable[[], T]) -> T:
-    """Run `work` in a thread of its own (the fake Bot API's loop must not be the browser's)."""
-    found: list[T] = []
-    thread = threading.Thread(target=lambda: found.append(work()))
-    thread.start()
-    thread.join(60)
-    assert found, "the work in a thread failed (see the log)"
-    return found[0]
-
-
-@pytest.fixture
-def tg() -> Iterator[FakeTelegram]:
-    server = FakeTelegram()
-
-    def start() -> bool:
-        server.start()
-        return True
-
-    in_thread(start)
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def web(tg: FakeTelegram, redis_url: str, dice: ScriptedDice) -> Iterator[BotRunner]:
-    """The bot with its page on a free port of 127.0.0.1 (the Mini App's short name: "board")."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
-    config = WebAppConfig(url=f"http://127.0.0.1:{port}/app/", listen="127.0.0.1", port=port, name="board")
-    runner = BotRunner(tg.api_url, redis_url, dice, engine_computer(seed=3), webapp=config)
-    runner.start()
-    tg.settlers.append(runner.settle)
-    yield runner
-    tg.settlers.remove(runner.settle)
-    runner.stop()
 
 
 def call_api(tg: FakeTelegram, method: str, params: dict[str, Any]) -> tuple[int, dict[str, Any]]:
